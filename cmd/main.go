@@ -1,0 +1,167 @@
+// Package cmd is retry's command line: it parses flags into Options, checks
+// them into a Plan, wires the runner, signals and report packages together,
+// and maps the run's result to the process exit code through exitcodes.
+package cmd
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"retry/exitcodes"
+	"retry/report"
+	"retry/runner"
+	"retry/signals"
+)
+
+// Deps are the side-effecting things retry uses, so tests can replace them.
+type Deps struct {
+	Stdin, Stdout, Stderr *os.File
+	// Env is the environment as KEY=VALUE pairs.
+	Env []string
+	// Starter starts attempts; nil means real processes (runner.Exec).
+	Starter runner.Starter
+}
+
+// SystemDeps returns the process's own streams and environment.
+func SystemDeps() Deps {
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ()}
+}
+
+// Main runs retry with args (without the program name) and returns the
+// process exit code.
+func Main(ctx context.Context, args []string, deps Deps) int {
+	ctx, relay := signals.Listen(ctx)
+	defer relay.Stop()
+	code := exitcodes.OK
+	root := newRoot(deps, relay, &code)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			err = &UsageError{Flag: "arguments", Err: err, Want: "see retry --help"}
+		}
+		printError(deps.Stderr, err)
+		return exitcodes.Usage
+	}
+	return code
+}
+
+func newRoot(deps Deps, relay *signals.Relay, code *int) *cobra.Command {
+	o := defaultOptions()
+	root := &cobra.Command{
+		Use:   "retry [flags] [--] COMMAND [ARG...]",
+		Short: "Run a command and retry it when it fails for a reason that may pass",
+		Long: `retry runs COMMAND and, when it fails for a reason that may pass, runs it
+again: a few near-immediate retries for blips (the fast phase), then
+exponential backoff with full jitter for outages (the slow phase), all inside
+one total deadline. Failures that cannot pass (not found, usage errors,
+crashes) are not retried.
+
+Flags end at the first word that is not a flag, so flags after the program
+belong to it. Put -- before a command named like a retry subcommand.
+
+Exit status: 0 on success; the last attempt's own code when retry gives up;
+124 when the deadline or --timeout stopped the last attempt; 125 for retry's
+own usage errors; 126 or 127 when the command cannot be run; 128+n when retry
+was stopped by signal n. See docs/exit-codes.md.`,
+		Example: `  retry -- curl -fsS https://example.com/health
+  retry -n 3 --deadline 30s -- make deploy
+  retry --timeout 10s --kill-after 2s -- ./flaky-test.sh`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       versionLine(),
+		RunE: func(c *cobra.Command, args []string) error {
+			plan, err := o.plan(args)
+			if err != nil {
+				return err
+			}
+			*code = run(c.Context(), deps, relay, &o, plan)
+			return nil
+		},
+	}
+	root.SetOut(deps.Stdout)
+	root.SetErr(deps.Stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.Flags().SetInterspersed(false)
+	root.Flags().SortFlags = false
+	o.bind(root.Flags())
+	root.AddCommand(newVersion())
+	return root
+}
+
+// run runs the plan and returns the exit code.
+func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan Plan) int {
+	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
+		printWarning(deps.Stderr, "cannot adopt orphaned grandchildren: %v", err)
+	}
+	seed := o.Seed
+	if !o.SeedSet {
+		seed = randomSeed()
+	}
+	text := &report.Text{
+		W:        deps.Stderr,
+		Program:  filepath.Base(plan.Args[0]),
+		Argv:     plan.Args,
+		Deadline: plan.Policy.Deadline,
+		Quiet:    o.Quiet,
+		Verbose:  o.Verbose,
+		Cause:    func() string { return "received " + exitcodes.SignalName(relay.Received()) },
+	}
+	res := runner.Run(ctx, runner.Config{
+		Args:           plan.Args,
+		Env:            deps.Env,
+		Stdin:          deps.Stdin,
+		Stdout:         deps.Stdout,
+		Stderr:         deps.Stderr,
+		Policy:         plan.Policy,
+		Rand:           rand.New(rand.NewPCG(seed, seed)),
+		Timeout:        plan.Timeout,
+		Signal:         plan.Signal,
+		KillAfter:      plan.KillAfter,
+		IdempotencyKey: idempotencyKey(deps.Env),
+		Starter:        deps.Starter,
+		Attach:         func(p runner.Process) func() { return relay.Attach(p) },
+		Observe:        text.Observe,
+	})
+	return exitcodes.Code(exitcodes.Summary{
+		Succeeded:       res.Stop == runner.Succeeded,
+		Interrupted:     relay.Received(),
+		DeadlineStopped: res.Stop == runner.Deadline && res.Last().DeadlineHit,
+		Last:            res.Last().Exit,
+	})
+}
+
+// idempotencyKey keeps the key from the environment (so an outer retry, or
+// the caller, decides it), or makes a new random one for this run. It is
+// never derived from --seed: two runs must not share a key.
+func idempotencyKey(env []string) string {
+	if k := lookupEnv(env, runner.EnvIdempotencyKey); k != "" {
+		return k
+	}
+	return crand.Text()
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:]) // never fails on supported systems
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,179 @@
+// Package exitcodes classifies how one attempt ended (transient, terminal or
+// success) and holds the one table that turns a run's result into retry's own
+// process exit code.
+//
+// It is pure: values in, values out, no I/O, so every rule is tested
+// exhaustively.
+package exitcodes
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// Class is the judgement on one attempt.
+type Class int
+
+const (
+	// Success means the attempt exited 0.
+	Success Class = iota + 1
+	// Transient means the failure may pass, so a retry may help.
+	Transient
+	// Terminal means the failure will not pass by itself: never retried.
+	Terminal
+)
+
+// String returns "success", "transient" or "terminal".
+func (c Class) String() string {
+	switch c {
+	case Success:
+		return "success"
+	case Transient:
+		return "transient"
+	case Terminal:
+		return "terminal"
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// Start says why an attempt could not be started, if it was not.
+type Start int
+
+const (
+	// Started means the process ran (the zero value).
+	Started Start = iota
+	// ProgramMissing means the program does not exist (exit 127).
+	ProgramMissing
+	// ProgramNotExecutable means the program exists but cannot be
+	// executed (exit 126).
+	ProgramNotExecutable
+	// StartFailed means the system could not start the process for another
+	// reason, such as a fork limit (exit 125, like retry's own errors).
+	StartFailed
+)
+
+// Exit is how one attempt ended.
+type Exit struct {
+	// Code is the exit status as a shell reports it: 128+n when the process
+	// was killed by signal n, 126 or 127 when it could not be started.
+	Code int
+	// Signal is the signal that killed the process, or 0.
+	Signal syscall.Signal
+	// TimedOut is set when retry stopped the attempt at its time limit
+	// (--timeout, or the deadline).
+	TimedOut bool
+	// Start is set when the process could not be started.
+	Start Start
+}
+
+// Signaled returns the Exit of a process killed by sig.
+func Signaled(sig syscall.Signal) Exit {
+	return Exit{Code: 128 + int(sig), Signal: sig}
+}
+
+// String describes the ending for people: "exit 7", "killed by SIGKILL",
+// "timed out (SIGTERM)", "not found".
+func (e Exit) String() string {
+	switch {
+	case e.Start == ProgramMissing:
+		return "command not found"
+	case e.Start == ProgramNotExecutable:
+		return "command not executable"
+	case e.Start == StartFailed:
+		return "command could not be started"
+	case e.TimedOut:
+		return "timed out"
+	case e.Signal != 0:
+		return fmt.Sprintf("killed by %s", SignalName(e.Signal))
+	}
+	return fmt.Sprintf("exit %d", e.Code)
+}
+
+// Verdict is a Class together with the rule that decided it.
+type Verdict struct {
+	Class Class
+	// Rule names what decided the class, for people: "sysexits EX_USAGE",
+	// "a crash". It is empty for the plain defaults: timeouts and any other
+	// non-zero exit or signal are transient.
+	Rule string
+}
+
+// Classify applies the default table to e: exit 0 succeeds; not found,
+// not executable, the sysexits usage-type codes, an interrupt and crash
+// signals are terminal; timeouts, EX_TEMPFAIL and every other failure are
+// transient. docs/exit-codes.md holds the same table.
+func Classify(e Exit) Verdict {
+	switch {
+	case e.Start == ProgramMissing:
+		return Verdict{Terminal, "not found"}
+	case e.Start == ProgramNotExecutable:
+		return Verdict{Terminal, "not executable"}
+	case e.Start == StartFailed:
+		return Verdict{Transient, "start failed"}
+	case e.TimedOut:
+		return Verdict{Class: Transient}
+	case e.Signal != 0:
+		class, why := classifySignal(e.Signal)
+		return Verdict{class, why}
+	case e.Code == 0:
+		return Verdict{Class: Success}
+	case e.Code > 128 && e.Code < 128+65:
+		// A shell reports a child killed by signal n as 128+n: judge the
+		// signal, so `sh -c 'prog; exit $?'` is classified like prog.
+		sig := syscall.Signal(e.Code - 128)
+		if class, why := classifySignal(sig); class == Terminal {
+			return Verdict{Terminal, "128+" + SignalName(sig) + ", " + why}
+		}
+	case e.Code == 126:
+		return Verdict{Terminal, "exit 126 means not executable"}
+	case e.Code == 127:
+		return Verdict{Terminal, "exit 127 means not found"}
+	}
+	if name, terminal := sysexit(e.Code); name != "" {
+		if terminal {
+			return Verdict{Terminal, "sysexits " + name}
+		}
+		return Verdict{Transient, "sysexits " + name}
+	}
+	return Verdict{Class: Transient}
+}
+
+// sysexit names the BSD sysexits.h code and says whether it is terminal.
+func sysexit(code int) (name string, terminal bool) {
+	switch code {
+	case 64:
+		return "EX_USAGE", true
+	case 65:
+		return "EX_DATAERR", true
+	case 66:
+		return "EX_NOINPUT", true
+	case 67:
+		return "EX_NOUSER", true
+	case 68:
+		return "EX_NOHOST", true
+	case 70:
+		return "EX_SOFTWARE", true
+	case 75:
+		return "EX_TEMPFAIL", false
+	case 76:
+		return "EX_PROTOCOL", true
+	case 77:
+		return "EX_NOPERM", true
+	case 78:
+		return "EX_CONFIG", true
+	}
+	return "", false
+}
+
+// classifySignal judges a death by sig and says why, for the rule.
+func classifySignal(sig syscall.Signal) (Class, string) {
+	switch sig {
+	case syscall.SIGINT, syscall.SIGQUIT:
+		return Terminal, "an interrupt"
+	case syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGILL, syscall.SIGFPE, syscall.SIGABRT:
+		return Terminal, "a crash"
+	case syscall.SIGPIPE:
+		return Terminal, "the reader went away"
+	}
+	return Transient, ""
+}

@@ -1,0 +1,198 @@
+// Package report renders what happened during a run for people and for
+// machines. It decides nothing: it turns runner Events into lines.
+//
+// Every line for people follows the rules in this file: one line, starting
+// with "retry: ", lowercase, no trailing period.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"retry/runner"
+)
+
+// Text writes the attempt and give-up lines to W, usually stderr.
+type Text struct {
+	W io.Writer
+	// Program is the program name shown in lines; the full argv is shown
+	// only when Verbose is set, because argv often carries secrets.
+	Program string
+	Argv    []string
+	// Deadline is the run's total deadline, 0 for none, named when it
+	// ends the run.
+	Deadline time.Duration
+	// Quiet keeps only the give-up line; Verbose adds a line per attempt
+	// start with the full command, and the attempt's duration.
+	Quiet, Verbose bool
+	// Cause says what stopped a cancelled run, such as "received SIGTERM".
+	Cause func() string
+}
+
+// Observe renders one event; it is a runner.Config.Observe function.
+func (t *Text) Observe(e runner.Event) {
+	switch e := e.(type) {
+	case *runner.AttemptStarted:
+		if t.Verbose {
+			t.printf("attempt %s: %s", count(e.Attempt, e.Max), Quote(t.Argv))
+		}
+	case *runner.AttemptEnded:
+		if !e.Final && !t.Quiet {
+			t.attemptFailed(e)
+		}
+	case *runner.Finished:
+		t.finished(e.Result)
+	}
+}
+
+func (t *Text) attemptFailed(e *runner.AttemptEnded) {
+	o := e.Outcome
+	took := ""
+	if t.Verbose {
+		took = " after " + Duration(o.Duration)
+	}
+	t.printf("attempt %s failed%s: %s; retrying in %s (%s phase)",
+		count(o.Attempt, e.Max), took, Failure(o), Duration(o.Next.Wait), o.Next.Phase)
+}
+
+func (t *Text) finished(r runner.Result) {
+	n := len(r.Attempts)
+	last := r.Last()
+	if r.Stop == runner.Succeeded {
+		if n > 1 && !t.Quiet {
+			t.printf("%s succeeded on attempt %d after %s", t.Program, n, Duration(r.Elapsed))
+		}
+		return
+	}
+	verb := "giving up on"
+	if r.Stop == runner.Cancelled {
+		verb = "stopped"
+	}
+	line := fmt.Sprintf("%s %s after %s in %s: %s", verb, t.Program, plural(n, "attempt"), Duration(r.Elapsed), t.reason(r))
+	if n > 0 {
+		line += "; last error: " + Failure(last)
+	}
+	t.printf("%s", line)
+}
+
+func (t *Text) reason(r runner.Result) string {
+	last := r.Last()
+	switch r.Stop {
+	case runner.Exhausted:
+		return "attempts exhausted"
+	case runner.Terminal:
+		return "terminal failure"
+	case runner.Deadline:
+		if last.DeadlineHit {
+			return fmt.Sprintf("the %s deadline stopped attempt %d", Duration(t.Deadline), last.Attempt)
+		}
+		if last.Next.Wait > 0 {
+			return fmt.Sprintf("the next wait (%s) would pass the %s deadline", Duration(last.Next.Wait), Duration(t.Deadline))
+		}
+		return fmt.Sprintf("the %s deadline passed", Duration(t.Deadline))
+	case runner.HintPastDeadline:
+		return fmt.Sprintf("the wait asked for (%s) would pass the %s deadline", Duration(last.Next.Wait), Duration(t.Deadline))
+	case runner.Cancelled:
+		if t.Cause != nil {
+			return t.Cause()
+		}
+		return "cancelled"
+	}
+	return r.Stop.String()
+}
+
+func (t *Text) printf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	fmt.Fprintf(t.W, "retry: %s\n", OneLine(line))
+}
+
+// Failure describes how an attempt failed and how it was judged:
+// `exit 7 (transient)`, `killed by SIGSEGV (terminal: a crash)`,
+// `"curlx": executable file not found in $PATH (exit 127, terminal)`.
+func Failure(o runner.Outcome) string {
+	v := o.Verdict
+	if o.Err != nil {
+		return fmt.Sprintf("%s (exit %d, %s)", startProblem(o.Err), o.Exit.Code, v.Class)
+	}
+	judged := v.Class.String()
+	if v.Rule != "" {
+		judged += ": " + v.Rule
+	}
+	return fmt.Sprintf("%s (%s)", o.Exit, judged)
+}
+
+// startProblem says why a program could not start, without repeating its
+// name twice as wrapped errors do.
+func startProblem(err error) string {
+	var se *runner.StartError
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	inner := se.Err
+	for {
+		u, ok := inner.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			break
+		}
+		inner = u.Unwrap()
+	}
+	return fmt.Sprintf("%q: %v", se.Program, inner)
+}
+
+// Duration formats d for people: 143ms, 2.5s, 1m30s.
+func Duration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.2f", d.Seconds()), "0"), ".0") + "s"
+	}
+	return d.Round(time.Second).String()
+}
+
+// OneLine replaces line breaks and other control characters so a message
+// stays on one line whatever it quotes.
+func OneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Quote renders argv so it could be pasted into a shell.
+func Quote(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, needsQuote) < 0 {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+func needsQuote(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+}
+
+func count(n, max int) string {
+	if max <= 0 {
+		return fmt.Sprint(n)
+	}
+	return fmt.Sprintf("%d/%d", n, max)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,186 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"retry/exitcodes"
+)
+
+// Exec starts real processes, each attempt in a process group of its own so
+// that a timeout or a forwarded signal reaches its grandchildren too. When
+// our stdin is the terminal and we are in its foreground, the attempt's
+// group is made the foreground group for as long as it runs, so the child can
+// read the terminal and Ctrl-C reaches it; retry takes the terminal back when
+// the attempt ends.
+type Exec struct{}
+
+// Start implements Starter.
+func (Exec) Start(_ context.Context, c Command) (Process, error) {
+	path, err := exec.LookPath(c.Args[0])
+	if errors.Is(err, exec.ErrDot) {
+		err = nil // a relative PATH entry: run it, as a shell would
+	}
+	if err != nil {
+		kind := exitcodes.ProgramMissing
+		if errors.Is(err, fs.ErrPermission) {
+			kind = exitcodes.ProgramNotExecutable
+		}
+		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
+	}
+	cmd := &exec.Cmd{
+		Path:   path,
+		Args:   c.Args,
+		Env:    c.Env,
+		Dir:    c.Dir,
+		Stdin:  c.Stdin,
+		Stdout: c.Stdout,
+		Stderr: c.Stderr,
+	}
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	tty := -1
+	if fd, ok := foregroundTerminal(c.Stdin); ok {
+		tty = fd
+		attr.Foreground, attr.Ctty = true, fd
+	}
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		kind := exitcodes.StartFailed
+		switch {
+		case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
+			errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.EISDIR):
+			kind = exitcodes.ProgramNotExecutable // a bad interpreter counts as a shell counts it: 126
+		}
+		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
+	}
+	return &execProcess{
+		cmd:       cmd,
+		pgid:      cmd.Process.Pid,
+		tty:       tty,
+		signal:    c.Signal,
+		killAfter: c.KillAfter,
+	}, nil
+}
+
+type execProcess struct {
+	cmd       *exec.Cmd
+	pgid      int
+	tty       int // the terminal lent to the attempt, or -1
+	signal    syscall.Signal
+	killAfter time.Duration
+	killed    atomic.Bool
+}
+
+// Signal implements Process: it signals the whole process group.
+func (p *execProcess) Signal(sig syscall.Signal) error {
+	if sig == syscall.SIGKILL {
+		p.killed.Store(true)
+	}
+	err := syscall.Kill(-p.pgid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil // already gone
+	}
+	return err
+}
+
+// Wait implements Process. After the child exits, retry takes the terminal
+// back, then stops what is left of the process group: the timeout signal,
+// then SIGKILL after the grace period.
+func (p *execProcess) Wait() exitcodes.Exit {
+	_ = p.cmd.Wait() // the status is in ProcessState
+	exit := exitOf(p.cmd.ProcessState)
+	if p.tty >= 0 {
+		reclaimTerminal(p.tty)
+	}
+	p.clearGroup()
+	return exit
+}
+
+func exitOf(ps *os.ProcessState) exitcodes.Exit {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return exitcodes.Signaled(ws.Signal())
+	}
+	return exitcodes.Exit{Code: ps.ExitCode()}
+}
+
+// clearGroup makes sure no member of the attempt's process group outlives
+// it: members still running get the stop signal, then SIGKILL after the
+// grace period. Members orphaned into our care (we are a subreaper on Linux)
+// are reaped so their zombies do not count as running.
+func (p *execProcess) clearGroup() {
+	if !p.groupAlive() {
+		return
+	}
+	sig := p.signal
+	if sig == 0 || p.killed.Load() {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-p.pgid, sig)
+	grace := time.NewTimer(p.killAfter)
+	defer grace.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	// After SIGKILL the members die at once; give them a second to be
+	// reaped before giving up on the group rather than hanging.
+	var giveUp <-chan time.Time
+	for p.groupAlive() {
+		select {
+		case <-tick.C:
+		case <-grace.C:
+			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			stop := time.NewTimer(time.Second)
+			defer stop.Stop()
+			giveUp = stop.C
+		case <-giveUp:
+			return
+		}
+	}
+}
+
+// groupAlive reaps any zombie members that are our children and reports
+// whether the group still has members.
+func (p *execProcess) groupAlive() bool {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-p.pgid, &ws, syscall.WNOHANG, nil)
+		if err != nil || pid <= 0 {
+			break
+		}
+	}
+	return syscall.Kill(-p.pgid, 0) == nil
+}
+
+// foregroundTerminal returns f's descriptor when f is a terminal whose
+// foreground process group is ours.
+func foregroundTerminal(f *os.File) (int, bool) {
+	if f == nil {
+		return 0, false
+	}
+	fd := int(f.Fd())
+	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	if err != nil {
+		return 0, false
+	}
+	return fd, pgrp == syscall.Getpgrp()
+}
+
+// reclaimTerminal makes our process group the terminal's foreground group
+// again. We are in the background at that moment, so SIGTTOU is ignored for
+// the call, as shells do.
+func reclaimTerminal(fd int) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, syscall.Getpgrp())
+}

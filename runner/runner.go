@@ -1,0 +1,395 @@
+// Package runner runs the retry loop: attempt, classify, decide, wait,
+// attempt again. It starts each attempt in its own process group, enforces
+// the per-attempt timeout and the total deadline (signal, grace period,
+// SIGKILL), reports what happens to an observer as Events, and returns a
+// Result. It never prints and never picks an exit code: cmd does both.
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"retry/exitcodes"
+	"retry/policy"
+)
+
+// Config is everything one run needs.
+type Config struct {
+	// Args is the command: Args[0] is the program, run directly, no shell.
+	Args []string
+	// Env is the child's base environment; the RETRY_* variables are
+	// added for each attempt.
+	Env []string
+	// Dir is the child's working directory; empty means ours.
+	Dir string
+	// Stdin, Stdout and Stderr are handed to every attempt as they are.
+	Stdin, Stdout, Stderr *os.File
+
+	// Policy decides the waits, the attempt limit and the deadline.
+	Policy policy.Policy
+	// Rand drives the jitter.
+	Rand policy.Rand
+	// Classify judges each attempt; nil means exitcodes.Classify.
+	Classify func(exitcodes.Exit) exitcodes.Verdict
+
+	// Timeout limits one attempt; 0 means no limit. Each attempt's limit is
+	// also cut to the time left before the deadline.
+	Timeout time.Duration
+	// Signal is sent to the attempt's process group when its time is up;
+	// SIGKILL follows after KillAfter.
+	Signal    syscall.Signal
+	KillAfter time.Duration
+
+	// IdempotencyKey is given to every attempt as RETRY_IDEMPOTENCY_KEY.
+	IdempotencyKey string
+
+	// Starter starts each attempt; nil means Exec.
+	Starter Starter
+	// Attach, when set, is called with each started attempt so signals
+	// can be forwarded to it; the returned function detaches it.
+	Attach func(Process) (detach func())
+	// Observe, when set, receives every Event as it happens.
+	Observe func(Event)
+}
+
+// Stop says why a run ended.
+type Stop int
+
+const (
+	// Succeeded means an attempt exited 0.
+	Succeeded Stop = iota + 1
+	// Exhausted means the last allowed attempt failed.
+	Exhausted
+	// Deadline means the deadline stopped a running attempt, or the next
+	// wait would have ended at or after it.
+	Deadline
+	// HintPastDeadline means the wait the command asked for would have
+	// ended at or after the deadline.
+	HintPastDeadline
+	// Terminal means an attempt failed in a way that retrying cannot fix.
+	Terminal
+	// Cancelled means a signal stopped the run.
+	Cancelled
+)
+
+// String returns the stop reason's name as used in reports.
+func (s Stop) String() string {
+	switch s {
+	case Succeeded:
+		return "success"
+	case Exhausted:
+		return "exhausted"
+	case Deadline:
+		return "deadline"
+	case HintPastDeadline:
+		return "retry-after-past-deadline"
+	case Terminal:
+		return "terminal"
+	case Cancelled:
+		return "cancelled"
+	}
+	return "stop(" + strconv.Itoa(int(s)) + ")"
+}
+
+// Outcome is one attempt: how it ended, how it was judged, and what
+// followed.
+type Outcome struct {
+	// Attempt is the attempt's number, from 1.
+	Attempt  int
+	Start    time.Time
+	Duration time.Duration
+	Exit     exitcodes.Exit
+	Verdict  exitcodes.Verdict
+	// Err says why the attempt could not be started, if it was not.
+	Err error
+	// DeadlineHit is set when the deadline (not --timeout) stopped it.
+	DeadlineHit bool
+	// Next is the policy's decision after a transient failure: the wait
+	// before the next attempt, or why there is none.
+	Next policy.Decision
+}
+
+// Result is the whole run.
+type Result struct {
+	Start    time.Time
+	Elapsed  time.Duration
+	Attempts []Outcome
+	Stop     Stop
+}
+
+// Last returns the last attempt made, or the zero Outcome if none was.
+func (r Result) Last() Outcome {
+	if len(r.Attempts) == 0 {
+		return Outcome{}
+	}
+	return r.Attempts[len(r.Attempts)-1]
+}
+
+// Event is something that happened during a run: *AttemptStarted,
+// *AttemptEnded or *Finished.
+type Event interface{ event() }
+
+// AttemptStarted is sent just before an attempt's process starts.
+type AttemptStarted struct {
+	Attempt int
+	// Max is the attempt limit, 0 when there is none.
+	Max  int
+	Time time.Time
+}
+
+// AttemptEnded is sent when an attempt has ended and been judged, with
+// the decision on what follows (Outcome.Next), before any wait.
+type AttemptEnded struct {
+	Outcome Outcome
+	Max     int
+	// Final is set when no further attempt will be made.
+	Final bool
+}
+
+// Finished is sent once, when the run is over.
+type Finished struct{ Result Result }
+
+func (*AttemptStarted) event() {}
+func (*AttemptEnded) event()   {}
+func (*Finished) event()       {}
+
+// Run runs cfg.Args until an attempt succeeds, fails terminally, the
+// attempts or the deadline run out, or ctx is cancelled. Cancelling ctx ends
+// a wait at once and starts no further attempt; the attempt in progress is
+// left to the signal forwarded to it (see Config.Attach) and is killed if it
+// is still running KillAfter later.
+func Run(ctx context.Context, cfg Config) Result {
+	r := &run{cfg: cfg, start: time.Now()}
+	if r.cfg.Classify == nil {
+		r.cfg.Classify = exitcodes.Classify
+	}
+	if r.cfg.Starter == nil {
+		r.cfg.Starter = Exec{}
+	}
+	res := r.loop(ctx)
+	res.Start = r.start
+	res.Elapsed = time.Since(r.start)
+	r.emit(&Finished{Result: res})
+	return res
+}
+
+type run struct {
+	cfg   Config
+	start time.Time
+}
+
+func (r *run) emit(e Event) {
+	if r.cfg.Observe != nil {
+		r.cfg.Observe(e)
+	}
+}
+
+func (r *run) loop(ctx context.Context) Result {
+	var res Result
+	max := r.cfg.Policy.Attempts
+	for n := 1; ; n++ {
+		if ctx.Err() != nil {
+			res.Stop = Cancelled
+			return res
+		}
+		if d := r.cfg.Policy.Deadline; d > 0 && time.Since(r.start) >= d {
+			res.Stop = Deadline // a hook or a slow start used the last of it
+			return res
+		}
+		out := r.attempt(ctx, n)
+		stop := r.judge(ctx, &out)
+		res.Attempts = append(res.Attempts, out)
+		r.emit(&AttemptEnded{Outcome: out, Max: max, Final: stop != 0})
+		if stop != 0 {
+			res.Stop = stop
+			return res
+		}
+		if !wait(ctx, out.Next.Wait) {
+			res.Stop = Cancelled
+			return res
+		}
+	}
+}
+
+// judge classifies the attempt, asks the policy what follows a transient
+// failure, and returns why the run stops, or 0 to go on.
+func (r *run) judge(ctx context.Context, out *Outcome) Stop {
+	out.Verdict = r.cfg.Classify(out.Exit)
+	switch {
+	case out.Verdict.Class == exitcodes.Success:
+		return Succeeded
+	case ctx.Err() != nil:
+		return Cancelled
+	case out.DeadlineHit:
+		return Deadline
+	case out.Verdict.Class == exitcodes.Terminal:
+		return Terminal
+	}
+	out.Next = r.cfg.Policy.Next(policy.Input{
+		Attempt: out.Attempt,
+		Elapsed: time.Since(r.start),
+	}, r.cfg.Rand)
+	switch out.Next.Stop {
+	case policy.Exhausted:
+		return Exhausted
+	case policy.WaitPastDeadline:
+		return Deadline
+	case policy.HintPastDeadline:
+		return HintPastDeadline
+	}
+	return 0
+}
+
+// attempt runs attempt n to its end and reports how it ended.
+func (r *run) attempt(ctx context.Context, n int) Outcome {
+	out := Outcome{Attempt: n, Start: time.Now()}
+	limit, byDeadline := r.cfg.Timeout, false
+	if d := r.cfg.Policy.Deadline; d > 0 {
+		left := d - time.Since(r.start)
+		if limit == 0 || left < limit {
+			limit, byDeadline = max(left, 0), true
+		}
+	}
+	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
+	p, err := r.cfg.Starter.Start(ctx, Command{
+		Args:      r.cfg.Args,
+		Env:       r.env(n),
+		Dir:       r.cfg.Dir,
+		Stdin:     r.cfg.Stdin,
+		Stdout:    r.cfg.Stdout,
+		Stderr:    r.cfg.Stderr,
+		Signal:    r.cfg.Signal,
+		KillAfter: r.cfg.KillAfter,
+	})
+	if err != nil {
+		out.Err = err
+		out.Exit = exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
+		var se *StartError
+		if errors.As(err, &se) {
+			out.Exit.Start = se.Kind
+			switch se.Kind {
+			case exitcodes.ProgramMissing:
+				out.Exit.Code = exitcodes.NotFound
+			case exitcodes.ProgramNotExecutable:
+				out.Exit.Code = exitcodes.NotExecutable
+			}
+		}
+		out.Duration = time.Since(out.Start)
+		return out
+	}
+	if r.cfg.Attach != nil {
+		detach := r.cfg.Attach(p)
+		defer detach()
+	}
+	out.Exit, out.DeadlineHit = r.supervise(ctx, p, limit, byDeadline)
+	out.Duration = time.Since(out.Start)
+	return out
+}
+
+// supervise waits for p while enforcing its time limit (0 for none): when
+// time is up, or ctx is cancelled, it sends the stop signal (cancellation
+// has already forwarded one) and SIGKILL KillAfter later.
+func (r *run) supervise(ctx context.Context, p Process, limit time.Duration, byDeadline bool) (exit exitcodes.Exit, deadlineHit bool) {
+	done := make(chan exitcodes.Exit, 1)
+	go func() { done <- p.Wait() }()
+
+	var timeUp, kill <-chan time.Time
+	if limit > 0 || byDeadline {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		timeUp = t.C
+	}
+	cancelled := ctx.Done()
+	timedOut := false
+	var grace *time.Timer
+	defer func() {
+		if grace != nil {
+			grace.Stop()
+		}
+	}()
+	startGrace := func() {
+		if grace == nil {
+			grace = time.NewTimer(r.cfg.KillAfter)
+			kill = grace.C
+		}
+	}
+	for {
+		select {
+		case exit := <-done:
+			exit.TimedOut = exit.TimedOut || timedOut
+			return exit, timedOut && byDeadline
+		case <-timeUp:
+			timeUp, timedOut = nil, true
+			_ = p.Signal(r.cfg.Signal)
+			startGrace()
+		case <-cancelled:
+			cancelled = nil
+			startGrace()
+		case <-kill:
+			kill = nil
+			_ = p.Signal(syscall.SIGKILL)
+		}
+	}
+}
+
+// wait waits d, or less if ctx is cancelled first; it reports whether the
+// whole wait passed.
+func wait(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Variables set in every attempt's environment.
+const (
+	EnvAttempt        = "RETRY_ATTEMPT"
+	EnvMaxAttempts    = "RETRY_MAX_ATTEMPTS"
+	EnvIdempotencyKey = "RETRY_IDEMPOTENCY_KEY"
+	EnvDeadlineMS     = "RETRY_DEADLINE_MS"
+)
+
+// env is the child's environment for attempt n: the base environment with
+// the RETRY_* variables set (replacing any inherited ones).
+func (r *run) env(n int) []string {
+	ours := []string{
+		EnvAttempt + "=" + strconv.Itoa(n),
+		EnvMaxAttempts + "=" + strconv.Itoa(r.cfg.Policy.Attempts),
+		EnvIdempotencyKey + "=" + r.cfg.IdempotencyKey,
+	}
+	if r.cfg.Policy.Deadline > 0 {
+		left := r.cfg.Policy.Deadline - time.Since(r.start)
+		ours = append(ours, EnvDeadlineMS+"="+strconv.FormatInt(max(left, 0).Milliseconds(), 10))
+	}
+	env := make([]string, 0, len(r.cfg.Env)+len(ours))
+	for _, kv := range r.cfg.Env {
+		if !isOurs(kv) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, ours...)
+}
+
+func isOurs(kv string) bool {
+	for _, name := range []string{EnvAttempt, EnvMaxAttempts, EnvIdempotencyKey, EnvDeadlineMS} {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}

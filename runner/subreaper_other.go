@@ -1,0 +1,8 @@
+//go:build !linux
+
+package runner
+
+// AdoptOrphans does nothing where the system has no child subreaper:
+// orphaned grandchildren are reaped by init, and retry still signals the
+// attempt's process group to stop them.
+func AdoptOrphans() error { return nil }

@@ -1,0 +1,121 @@
+// Package signals turns the signals retry receives into cancellation of the
+// run and forwards them to the running attempt's process group.
+//
+// The first SIGINT, SIGTERM, SIGHUP or SIGQUIT cancels the context returned
+// by Listen (so a wait ends at once and no attempt starts afterwards) and is
+// forwarded to the attached attempt. A second SIGINT or SIGTERM kills the
+// attempt's process group; a repeated SIGHUP or SIGQUIT is forwarded again.
+// The first signal is remembered for the 128+n exit code.
+package signals
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+)
+
+// Handled returns the signals that retry catches and forwards.
+func Handled() []os.Signal {
+	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+}
+
+// Target is what a signal is forwarded to: in practice the process group
+// of the running attempt.
+type Target interface {
+	Signal(sig syscall.Signal) error
+}
+
+// Relay receives signals and forwards them to the attached Target.
+type Relay struct {
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	done   chan struct{}
+
+	mu       sync.Mutex
+	first    syscall.Signal
+	received int
+	kill     bool // a second SIGINT or SIGTERM asked for SIGKILL
+	target   Target
+}
+
+// Listen starts catching the handled signals. The returned context is
+// cancelled by the first of them. Call Stop when the run is over.
+func Listen(parent context.Context) (context.Context, *Relay) {
+	ctx, cancel := context.WithCancel(parent)
+	r := &Relay{
+		cancel: cancel,
+		ch:     make(chan os.Signal, 8),
+		done:   make(chan struct{}),
+	}
+	signal.Notify(r.ch, Handled()...)
+	go r.loop()
+	return ctx, r
+}
+
+func (r *Relay) loop() {
+	defer close(r.done)
+	for s := range r.ch {
+		if sig, ok := s.(syscall.Signal); ok {
+			r.Deliver(sig)
+		}
+	}
+}
+
+// Deliver handles sig as if it had been received from the system.
+func (r *Relay) Deliver(sig syscall.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.received++
+	if r.received == 1 {
+		r.first = sig
+		r.cancel()
+	}
+	send := sig
+	if r.received > 1 && (sig == syscall.SIGINT || sig == syscall.SIGTERM) {
+		r.kill = true
+		send = syscall.SIGKILL
+	}
+	if r.target != nil {
+		_ = r.target.Signal(send)
+	}
+}
+
+// Attach makes t the target of forwarded signals until the returned detach
+// function is called. If a signal arrived before t was attached (the attempt
+// was starting), it is forwarded to t at once, so an attempt that starts in
+// the same instant as a cancel is stopped too.
+func (r *Relay) Attach(t Target) (detach func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.target = t
+	if r.received > 0 {
+		_ = t.Signal(r.first)
+		if r.kill {
+			_ = t.Signal(syscall.SIGKILL)
+		}
+	}
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.target == t {
+			r.target = nil
+		}
+	}
+}
+
+// Received returns the first signal received, or 0 if none was.
+func (r *Relay) Received() syscall.Signal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first
+}
+
+// Stop stops catching signals and releases the context.
+func (r *Relay) Stop() {
+	signal.Stop(r.ch)
+	close(r.ch)
+	<-r.done
+	r.cancel()
+}
