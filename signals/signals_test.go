@@ -1,0 +1,103 @@
+package signals
+
+import (
+	"context"
+	"os"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type recorder struct {
+	mu  sync.Mutex
+	got []syscall.Signal
+}
+
+func (r *recorder) Signal(sig syscall.Signal) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.got = append(r.got, sig)
+	return nil
+}
+
+func (r *recorder) signals() []syscall.Signal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]syscall.Signal(nil), r.got...)
+}
+
+func TestFirstSignalCancelsAndIsForwarded(t *testing.T) {
+	ctx, relay := Listen(context.Background())
+	defer relay.Stop()
+	target := &recorder{}
+	detach := relay.Attach(target)
+	defer detach()
+
+	relay.Deliver(syscall.SIGTERM)
+	assert.Error(t, ctx.Err(), "the run's context is cancelled")
+	assert.Equal(t, syscall.SIGTERM, relay.Received())
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, target.signals())
+}
+
+func TestSecondInterruptKillsTheGroup(t *testing.T) {
+	for _, second := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		_, relay := Listen(context.Background())
+		target := &recorder{}
+		relay.Attach(target)
+		relay.Deliver(syscall.SIGINT)
+		relay.Deliver(second)
+		assert.Equal(t, []syscall.Signal{syscall.SIGINT, syscall.SIGKILL}, target.signals())
+		assert.Equal(t, syscall.SIGINT, relay.Received(), "the first signal decides the exit code")
+		relay.Stop()
+	}
+}
+
+func TestRepeatedHangupIsForwardedAgainNotEscalated(t *testing.T) {
+	_, relay := Listen(context.Background())
+	defer relay.Stop()
+	target := &recorder{}
+	relay.Attach(target)
+	relay.Deliver(syscall.SIGHUP)
+	relay.Deliver(syscall.SIGQUIT)
+	assert.Equal(t, []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT}, target.signals())
+}
+
+func TestSignalBeforeAttachReachesTheAttemptWhenItStarts(t *testing.T) {
+	_, relay := Listen(context.Background())
+	defer relay.Stop()
+	relay.Deliver(syscall.SIGTERM)
+	relay.Deliver(syscall.SIGTERM)
+	target := &recorder{}
+	relay.Attach(target)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, target.signals())
+}
+
+func TestDetachedTargetGetsNothing(t *testing.T) {
+	_, relay := Listen(context.Background())
+	defer relay.Stop()
+	target := &recorder{}
+	detach := relay.Attach(target)
+	detach()
+	relay.Deliver(syscall.SIGINT)
+	assert.Empty(t, target.signals())
+}
+
+func TestRealSignalToTheProcessIsCaught(t *testing.T) {
+	ctx, relay := Listen(context.Background())
+	defer relay.Stop()
+	target := &recorder{}
+	relay.Attach(target)
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP did not cancel the context")
+	}
+	assert.Equal(t, syscall.SIGHUP, relay.Received())
+	assert.Equal(t, []syscall.Signal{syscall.SIGHUP}, target.signals())
+}
