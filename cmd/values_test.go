@@ -1,0 +1,68 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseDurationAcceptsGoSyntaxAndPlainSeconds(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]time.Duration{
+		"250ms":   250 * time.Millisecond,
+		"1m30s":   90 * time.Second,
+		"2":       2 * time.Second,
+		"0.5":     500 * time.Millisecond,
+		".25":     250 * time.Millisecond,
+		"0":       0,
+		"0s":      0,
+		"1.5h":    90 * time.Minute,
+		"0.0001":  100 * time.Microsecond,
+		"2562047": 2562047 * time.Second,
+	} {
+		got, err := ParseDuration(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+}
+
+func TestParseDurationRejectsWhatIsNotADuration(t *testing.T) {
+	t.Parallel()
+	for in, why := range map[string]string{
+		"":           "empty duration",
+		"-1":         "negative duration",
+		"-1s":        "negative duration",
+		"soon":       "not a duration",
+		"1e3":        "not a duration",
+		"inf":        "not a duration",
+		"NaN":        "not a duration",
+		"0x10":       "not a duration",
+		"1_000":      "not a duration",
+		".":          "not a duration",
+		"1..2":       "not a duration",
+		"5 s":        "not a duration",
+		"1e400":      "not a duration",
+		"9999999999": "duration too long",
+	} {
+		_, err := ParseDuration(in)
+		require.Error(t, err, "%q", in)
+		assert.Equal(t, why, err.Error(), "%q", in)
+	}
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"250ms", "1m30s", "2", "0.5", "-1", "", "1e3", "inf", "9999999999", "1.5h", strings.Repeat("9", 400)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDuration(s)
+		if err != nil {
+			assert.Zero(t, d)
+			return
+		}
+		assert.GreaterOrEqual(t, d, time.Duration(0), "never negative: %q", s)
+	})
+}
