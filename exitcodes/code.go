@@ -33,13 +33,16 @@ type Summary struct {
 	// BreakerOpen is set when the command was not run because its circuit
 	// is open.
 	BreakerOpen bool
+	// DownstreamClosed is set when the reader of retry's stdout went away
+	// (`retry ... | head -1`); retry then ends as a shell pipeline would.
+	DownstreamClosed bool
 	// Last is how the last attempt ended (zero when none ran).
 	Last Exit
 }
 
 // Code is the one table from a run's outcome to retry's exit code:
 // success 0 (even when a forwarded signal arrived too late to matter);
-// stopped by signal n 128+n; deadline or timeout 124; circuit
+// stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE); deadline or timeout 124; circuit
 // open 75; otherwise the last attempt's own code (126/127 when it could not
 // start, 128+n when it was killed by signal n).
 func Code(s Summary) int {
@@ -50,6 +53,8 @@ func Code(s Summary) int {
 		return OK
 	case s.Interrupted != 0:
 		return 128 + int(s.Interrupted)
+	case s.DownstreamClosed:
+		return 128 + int(syscall.SIGPIPE)
 	case s.DeadlineStopped, s.Last.TimedOut:
 		return Timeout
 	case s.BreakerOpen:

@@ -39,14 +39,17 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		}
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
-	cmd := &exec.Cmd{
-		Path:   path,
-		Args:   c.Args,
-		Env:    c.Env,
-		Dir:    c.Dir,
-		Stdin:  c.Stdin,
-		Stdout: c.Stdout,
-		Stderr: c.Stderr,
+	cmd := &exec.Cmd{Path: path, Args: c.Args, Env: c.Env, Dir: c.Dir}
+	// A nil *os.File must stay a nil interface, which exec turns into
+	// /dev/null.
+	if c.Stdin != nil {
+		cmd.Stdin = c.Stdin
+	}
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	tty := -1

@@ -27,15 +27,31 @@ type Config struct {
 	Env []string
 	// Dir is the child's working directory; empty means ours.
 	Dir string
-	// Stdin, Stdout and Stderr are handed to every attempt as they are.
+	// Stdin, Stdout and Stderr are our own streams. The attempt gets them
+	// as they are unless StdinMode, StdoutMode or scanning needs the bytes.
 	Stdin, Stdout, Stderr *os.File
+	// StdinMode says how each attempt gets its input.
+	StdinMode StdinMode
+	// StdoutMode says whether each attempt's output is passed through or
+	// held until the attempt has ended.
+	StdoutMode StdoutMode
+	// TempDir is where spools that outgrow memory go; empty means the
+	// system's default.
+	TempDir string
+	// NewScan, when set, makes each attempt's stderr (and stdout, with
+	// ScanStdout) go through a pipe, or a pseudo-terminal when our stderr
+	// is a terminal, and returns the scanner that sees its lines. The
+	// bytes are copied through unchanged as they arrive.
+	NewScan    func() LineScanner
+	ScanStdout bool
 
 	// Policy decides the waits, the attempt limit and the deadline.
 	Policy policy.Policy
 	// Rand drives the jitter.
 	Rand policy.Rand
-	// Classify judges each attempt; nil means exitcodes.Classify.
-	Classify func(exitcodes.Exit) exitcodes.Verdict
+	// Classify judges each attempt from its ending and the scanner that
+	// saw its output (nil without NewScan); nil means exitcodes.Classify.
+	Classify func(exitcodes.Exit, LineScanner) exitcodes.Verdict
 
 	// Timeout limits one attempt; 0 means no limit. Each attempt's limit is
 	// also cut to the time left before the deadline.
@@ -47,6 +63,14 @@ type Config struct {
 
 	// IdempotencyKey is given to every attempt as RETRY_IDEMPOTENCY_KEY.
 	IdempotencyKey string
+
+	// Hook, when set, is run before each retry (after the wait), with
+	// RETRY_ATTEMPT (the attempt about to run), RETRY_LAST_EXIT and
+	// RETRY_LAST_CLASS in its environment, no stdin, and its output on
+	// Stderr. Its failure is reported; it stops the run only with
+	// HookMustSucceed.
+	Hook            []string
+	HookMustSucceed bool
 
 	// Starter starts each attempt; nil means Exec.
 	Starter Starter
@@ -75,6 +99,11 @@ const (
 	Terminal
 	// Cancelled means a signal stopped the run.
 	Cancelled
+	// DownstreamClosed means the reader of our stdout went away (a closed
+	// pipe): retrying cannot help.
+	DownstreamClosed
+	// HookFailed means the --on-retry hook failed and had to succeed.
+	HookFailed
 )
 
 // String returns the stop reason's name as used in reports.
@@ -92,6 +121,10 @@ func (s Stop) String() string {
 		return "terminal"
 	case Cancelled:
 		return "cancelled"
+	case DownstreamClosed:
+		return "downstream-closed"
+	case HookFailed:
+		return "hook-failed"
 	}
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
@@ -109,6 +142,14 @@ type Outcome struct {
 	Err error
 	// DeadlineHit is set when the deadline (not --timeout) stopped it.
 	DeadlineHit bool
+	// Stdout is the attempt's held output with StdoutBuffer; it is valid
+	// only while its AttemptEnded event is being observed.
+	Stdout Captured
+	// DownstreamGone is set when the reader of our stdout went away.
+	DownstreamGone bool
+	// Unmatched counts output bytes not scanned because matching fell
+	// behind a fast writer (the newest output is always scanned).
+	Unmatched int64
 	// Next is the policy's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
@@ -151,11 +192,23 @@ type AttemptEnded struct {
 	Final bool
 }
 
+// HookEnded is sent when the --on-retry hook has run before Attempt.
+type HookEnded struct {
+	Attempt int
+	Exit    exitcodes.Exit
+	// Err says why the hook could not be started, if it was not.
+	Err error
+}
+
+// Failed reports whether the hook did not succeed.
+func (h *HookEnded) Failed() bool { return h.Err != nil || h.Exit.Code != 0 || h.Exit.TimedOut }
+
 // Finished is sent once, when the run is over.
 type Finished struct{ Result Result }
 
 func (*AttemptStarted) event() {}
 func (*AttemptEnded) event()   {}
+func (*HookEnded) event()      {}
 func (*Finished) event()       {}
 
 // Run runs cfg.Args until an attempt succeeds, fails terminally, the
@@ -166,11 +219,16 @@ func (*Finished) event()       {}
 func Run(ctx context.Context, cfg Config) Result {
 	r := &run{cfg: cfg, start: time.Now()}
 	if r.cfg.Classify == nil {
-		r.cfg.Classify = exitcodes.Classify
+		r.cfg.Classify = func(e exitcodes.Exit, _ LineScanner) exitcodes.Verdict { return exitcodes.Classify(e) }
 	}
 	if r.cfg.Starter == nil {
 		r.cfg.Starter = Exec{}
 	}
+	var err error
+	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir); err != nil {
+		r.stdin = nullStdin{}
+	}
+	defer r.stdin.close()
 	res := r.loop(ctx)
 	res.Start = r.start
 	res.Elapsed = time.Since(r.start)
@@ -181,6 +239,7 @@ func Run(ctx context.Context, cfg Config) Result {
 type run struct {
 	cfg   Config
 	start time.Time
+	stdin stdinSource
 }
 
 func (r *run) emit(e Event) {
@@ -201,10 +260,17 @@ func (r *run) loop(ctx context.Context) Result {
 			res.Stop = Deadline // a hook or a slow start used the last of it
 			return res
 		}
-		out := r.attempt(ctx, n)
-		stop := r.judge(ctx, &out)
-		res.Attempts = append(res.Attempts, out)
+		out, scan, captured := r.attempt(ctx, n)
+		stop := r.judge(ctx, &out, scan)
+		if captured != nil {
+			out.Stdout = captured
+		}
 		r.emit(&AttemptEnded{Outcome: out, Max: max, Final: stop != 0})
+		if captured != nil {
+			captured.Close()
+			out.Stdout = nil
+		}
+		res.Attempts = append(res.Attempts, out)
 		if stop != 0 {
 			res.Stop = stop
 			return res
@@ -213,18 +279,24 @@ func (r *run) loop(ctx context.Context) Result {
 			res.Stop = Cancelled
 			return res
 		}
+		if len(r.cfg.Hook) > 0 && r.hook(ctx, n+1, out) && r.cfg.HookMustSucceed {
+			res.Stop = HookFailed
+			return res
+		}
 	}
 }
 
 // judge classifies the attempt, asks the policy what follows a transient
 // failure, and returns why the run stops, or 0 to go on.
-func (r *run) judge(ctx context.Context, out *Outcome) Stop {
-	out.Verdict = r.cfg.Classify(out.Exit)
+func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
+	out.Verdict = r.cfg.Classify(out.Exit, scan)
 	switch {
 	case out.Verdict.Class == exitcodes.Success:
 		return Succeeded
 	case ctx.Err() != nil:
 		return Cancelled
+	case out.DownstreamGone:
+		return DownstreamClosed
 	case out.DeadlineHit:
 		return Deadline
 	case out.Verdict.Class == exitcodes.Terminal:
@@ -245,50 +317,99 @@ func (r *run) judge(ctx context.Context, out *Outcome) Stop {
 	return 0
 }
 
-// attempt runs attempt n to its end and reports how it ended.
-func (r *run) attempt(ctx context.Context, n int) Outcome {
+// attempt runs attempt n to its end and reports how it ended, with the
+// scanner that saw its output and its held stdout, if any.
+func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool) {
 	out := Outcome{Attempt: n, Start: time.Now()}
-	limit, byDeadline := r.cfg.Timeout, false
-	if d := r.cfg.Policy.Deadline; d > 0 {
-		left := d - time.Since(r.start)
-		if limit == 0 || left < limit {
-			limit, byDeadline = max(left, 0), true
-		}
-	}
+	limit, byDeadline := r.limit()
 	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
-	p, err := r.cfg.Starter.Start(ctx, Command{
-		Args:      r.cfg.Args,
-		Env:       r.env(n),
-		Dir:       r.cfg.Dir,
-		Stdin:     r.cfg.Stdin,
-		Stdout:    r.cfg.Stdout,
-		Stderr:    r.cfg.Stderr,
-		Signal:    r.cfg.Signal,
-		KillAfter: r.cfg.KillAfter,
-	})
+	var scan LineScanner
+	if r.cfg.NewScan != nil {
+		scan = r.cfg.NewScan()
+	}
+	pipes, err := r.openIO(scan)
 	if err != nil {
 		out.Err = err
 		out.Exit = exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
+		out.Duration = time.Since(out.Start)
+		return out, scan, nil
+	}
+	out.Exit, out.DeadlineHit, out.Err = r.execute(ctx, Command{
+		Args:      r.cfg.Args,
+		Env:       r.env(n),
+		Dir:       r.cfg.Dir,
+		Stdin:     pipes.stdin,
+		Stdout:    pipes.stdout,
+		Stderr:    pipes.stderr,
+		Signal:    r.cfg.Signal,
+		KillAfter: r.cfg.KillAfter,
+	}, limit, byDeadline, pipes.started)
+	out.DownstreamGone, out.Unmatched = pipes.finish()
+	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
+	out.Duration = time.Since(out.Start)
+	return out, scan, pipes.captured
+}
+
+// limit returns the time limit of an attempt starting now (0 for none) and
+// whether it is the deadline that sets it.
+func (r *run) limit() (time.Duration, bool) {
+	limit := r.cfg.Timeout
+	if d := r.cfg.Policy.Deadline; d > 0 {
+		left := d - time.Since(r.start)
+		if limit == 0 || left < limit {
+			return max(left, 0), true
+		}
+	}
+	return limit, false
+}
+
+// execute starts c and supervises it to its end. started is called once
+// the process is running. A program that cannot be started is reported in
+// the Exit (126, 127, or 125 for other failures) and the error.
+func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDeadline bool, started func()) (exitcodes.Exit, bool, error) {
+	p, err := r.cfg.Starter.Start(ctx, c)
+	started()
+	if err != nil {
+		exit := exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
 		var se *StartError
 		if errors.As(err, &se) {
-			out.Exit.Start = se.Kind
+			exit.Start = se.Kind
 			switch se.Kind {
 			case exitcodes.ProgramMissing:
-				out.Exit.Code = exitcodes.NotFound
+				exit.Code = exitcodes.NotFound
 			case exitcodes.ProgramNotExecutable:
-				out.Exit.Code = exitcodes.NotExecutable
+				exit.Code = exitcodes.NotExecutable
 			}
 		}
-		out.Duration = time.Since(out.Start)
-		return out
+		return exit, false, err
 	}
 	if r.cfg.Attach != nil {
 		detach := r.cfg.Attach(p)
 		defer detach()
 	}
-	out.Exit, out.DeadlineHit = r.supervise(ctx, p, limit, byDeadline)
-	out.Duration = time.Since(out.Start)
-	return out
+	exit, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
+	return exit, deadlineHit, nil
+}
+
+// hook runs the --on-retry hook before attempt next and reports whether it
+// failed.
+func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
+	limit, byDeadline := r.limit()
+	env := append(r.env(next),
+		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),
+		"RETRY_LAST_CLASS="+last.Verdict.Class.String())
+	exit, _, err := r.execute(ctx, Command{
+		Args:      r.cfg.Hook,
+		Env:       env,
+		Dir:       r.cfg.Dir,
+		Stdout:    r.cfg.Stderr,
+		Stderr:    r.cfg.Stderr,
+		Signal:    r.cfg.Signal,
+		KillAfter: r.cfg.KillAfter,
+	}, limit, byDeadline, func() {})
+	e := &HookEnded{Attempt: next, Exit: exit, Err: err}
+	r.emit(e)
+	return e.Failed()
 }
 
 // supervise waits for p while enforcing its time limit (0 for none): when

@@ -31,6 +31,7 @@ type Target interface {
 type Relay struct {
 	cancel context.CancelFunc
 	ch     chan os.Signal
+	pipe   chan os.Signal
 	done   chan struct{}
 
 	mu       sync.Mutex
@@ -47,9 +48,15 @@ func Listen(parent context.Context) (context.Context, *Relay) {
 	r := &Relay{
 		cancel: cancel,
 		ch:     make(chan os.Signal, 8),
+		pipe:   make(chan os.Signal, 1),
 		done:   make(chan struct{}),
 	}
 	signal.Notify(r.ch, Handled()...)
+	// A write to a closed stdout or stderr then fails with EPIPE instead of
+	// killing retry on the spot, so retry can stop the attempt and exit
+	// with the SIGPIPE status itself. The channel is never read: only the
+	// catching matters (attempts still get the default SIGPIPE action).
+	signal.Notify(r.pipe, syscall.SIGPIPE)
 	go r.loop()
 	return ctx, r
 }
@@ -114,6 +121,7 @@ func (r *Relay) Received() syscall.Signal {
 
 // Stop stops catching signals and releases the context.
 func (r *Relay) Stop() {
+	signal.Stop(r.pipe)
 	signal.Stop(r.ch)
 	close(r.ch)
 	<-r.done

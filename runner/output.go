@@ -1,0 +1,274 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// StdoutMode is what happens to each attempt's standard output.
+type StdoutMode int
+
+const (
+	// StdoutPass hands every attempt our stdout as it is.
+	StdoutPass StdoutMode = iota
+	// StdoutBuffer holds each attempt's stdout (in memory up to 8 MiB,
+	// then in a private temporary file) so that only the successful
+	// attempt's output reaches our stdout, once. A failed attempt's output
+	// is given to the observer with its Outcome.
+	StdoutBuffer
+)
+
+// LineScanner receives the output lines of one attempt, without their line
+// ends; each line is at most MaxLine bytes (longer lines are cut). It is
+// called from one goroutine at a time.
+type LineScanner interface {
+	Line(line []byte)
+}
+
+// MaxLine is the longest line passed to a LineScanner; the rest of a longer
+// line is not scanned (it is still copied through).
+const MaxLine = 64 << 10
+
+// drainTimeout bounds how long retry waits for an attempt's output pipes to
+// close after its process group is gone (a process that left the group may
+// hold them open).
+const drainTimeout = time.Second
+
+// Captured is an attempt's buffered stdout (StdoutBuffer).
+type Captured interface {
+	// Size is the number of bytes captured.
+	Size() int64
+	// WriteTo writes the captured bytes to w.
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// copier copies one output pipe of an attempt to its destination as bytes
+// arrive (no waiting for line ends), and offers them to a matcher.
+type copier struct {
+	r     *os.File
+	dst   io.Writer
+	match *matcher // nil when the stream is not scanned
+	done  chan struct{}
+	// downstreamGone is set when writing to dst failed, such as a closed
+	// pipe after `| head -1`.
+	downstreamGone bool
+}
+
+func startCopier(r *os.File, dst io.Writer, m *matcher) *copier {
+	c := &copier{r: r, dst: dst, match: m, done: make(chan struct{})}
+	go c.run()
+	return c
+}
+
+func (c *copier) run() {
+	defer close(c.done)
+	if c.match != nil {
+		defer c.match.close()
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.r.Read(buf)
+		if n > 0 {
+			if _, werr := c.dst.Write(buf[:n]); werr != nil {
+				// Nobody reads our side any more: stop reading the child's,
+				// so its next write fails as it would without retry.
+				c.downstreamGone = true
+				c.r.Close()
+				return
+			}
+			if c.match != nil {
+				c.match.push(buf[:n])
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// finish waits for the copy to reach the end of the pipe, at most
+// drainTimeout, then closes our end.
+func (c *copier) finish() {
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	select {
+	case <-c.done:
+	case <-t.C:
+		// Something outside the attempt's process group holds the pipe
+		// open: stop reading. Our pipes are pollable, so the deadline
+		// wakes the blocked read.
+		if err := c.r.SetReadDeadline(time.Now()); err != nil {
+			c.r.Close()
+			return // cannot wake it: leave the goroutine to the pipe's end
+		}
+		<-c.done
+	}
+	c.r.Close()
+}
+
+// matcher splits a stream into lines for a LineScanner on a goroutine of
+// its own, so the copy (and the child) never waits for matching. If
+// matching falls behind by more than matchQueue bytes, the oldest pending
+// bytes are skipped, never the newest: the end of the output, where errors
+// are, is always scanned.
+type matcher struct {
+	scan LineScanner
+
+	mu      sync.Mutex
+	queue   []chunk
+	queued  int
+	free    [][]byte
+	closed  bool
+	skipped int64
+	wake    chan struct{}
+	done    chan struct{}
+
+	line    []byte // the line being assembled
+	lineCut bool   // the line passed MaxLine; the rest is ignored
+}
+
+type chunk struct {
+	data []byte
+	gap  bool // bytes before this chunk were skipped
+}
+
+// matchQueue is the most output waiting to be matched.
+const matchQueue = 4 << 20
+
+func newMatcher(scan LineScanner) *matcher {
+	m := &matcher{scan: scan, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go m.run()
+	return m
+}
+
+// push queues a copy of p for matching.
+func (m *matcher) push(p []byte) {
+	m.mu.Lock()
+	var b []byte
+	if n := len(m.free); n > 0 && cap(m.free[n-1]) >= len(p) {
+		b, m.free = m.free[n-1][:len(p)], m.free[:n-1]
+	} else {
+		b = make([]byte, len(p), max(len(p), 32<<10))
+	}
+	copy(b, p)
+	m.queue = append(m.queue, chunk{data: b})
+	m.queued += len(b)
+	for m.queued > matchQueue && len(m.queue) > 1 {
+		old := m.queue[0]
+		m.queue = m.queue[1:]
+		m.queued -= len(old.data)
+		m.skipped += int64(len(old.data))
+		m.queue[0].gap = true
+	}
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// close says the stream has ended; the queue is still matched.
+func (m *matcher) close() {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns when everything pushed before close has been matched, and
+// how many bytes were skipped.
+func (m *matcher) wait() int64 {
+	<-m.done
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.skipped
+}
+
+func (m *matcher) run() {
+	defer close(m.done)
+	for {
+		m.mu.Lock()
+		if len(m.queue) == 0 {
+			closed := m.closed
+			m.mu.Unlock()
+			if closed {
+				m.endLine()
+				return
+			}
+			<-m.wake
+			continue
+		}
+		c := m.queue[0]
+		m.queue = m.queue[1:]
+		m.queued -= len(c.data)
+		m.mu.Unlock()
+
+		if c.gap {
+			m.endLine()
+		}
+		m.split(c.data)
+
+		m.mu.Lock()
+		if len(m.free) < 8 {
+			m.free = append(m.free, c.data[:0])
+		}
+		m.mu.Unlock()
+	}
+}
+
+// split feeds p to the line being assembled; \n and \r both end a line, so
+// progress bars redrawn with \r are seen state by state.
+func (m *matcher) split(p []byte) {
+	for len(p) > 0 {
+		i := indexLineEnd(p)
+		part := p
+		if i >= 0 {
+			part = p[:i]
+		}
+		if !m.lineCut {
+			room := MaxLine - len(m.line)
+			if len(part) > room {
+				part, m.lineCut = part[:room], true
+			}
+			m.line = append(m.line, part...)
+		}
+		if i < 0 {
+			return
+		}
+		m.endLine()
+		p = p[i+1:]
+	}
+}
+
+func (m *matcher) endLine() {
+	if len(m.line) > 0 {
+		m.scan.Line(m.line)
+	}
+	m.line, m.lineCut = m.line[:0], false
+}
+
+func indexLineEnd(p []byte) int {
+	for i, b := range p {
+		if b == '\n' || b == '\r' {
+			return i
+		}
+	}
+	return -1
+}
+
+// lockedScanner lets the stdout and stderr matchers share one scanner.
+type lockedScanner struct {
+	mu   sync.Mutex
+	scan LineScanner
+}
+
+func (l *lockedScanner) Line(line []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.scan.Line(line)
+}

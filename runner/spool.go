@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+)
+
+// SpoolMemory is how many bytes a spool keeps in memory before it moves
+// them to a private temporary file.
+const SpoolMemory = 8 << 20
+
+// spool is an append-only store of bytes: in memory up to a limit, then in
+// a private temporary file (mode 0600, unlinked as soon as it is created, so
+// nothing is left behind even if retry is killed). It is safe for one writer
+// and many readers at once.
+type spool struct {
+	limit int
+	dir   string // where the temporary file goes; empty means os.TempDir
+
+	mu   sync.Mutex
+	mem  []byte
+	file *os.File
+	size int64
+	err  error // the first write error; the spool stops growing after it
+}
+
+func newSpool(limit int, dir string) *spool { return &spool{limit: limit, dir: dir} }
+
+// Write appends p. After a failure to spill to disk it keeps failing.
+func (s *spool) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.file == nil && len(s.mem)+len(p) > s.limit {
+		if err := s.spill(); err != nil {
+			s.err = err
+			return 0, err
+		}
+	}
+	if s.file == nil {
+		s.mem = append(s.mem, p...)
+		s.size += int64(len(p))
+		return len(p), nil
+	}
+	n, err := s.file.WriteAt(p, s.size)
+	s.size += int64(n)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// spill moves the bytes held in memory to a new temporary file.
+func (s *spool) spill() error {
+	f, err := os.CreateTemp(s.dir, "retry-spool-*") // CreateTemp uses mode 0600
+	if err != nil {
+		return err
+	}
+	// Unlinked at once: the open descriptor keeps the data, and no file is
+	// left behind whatever way retry ends.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.WriteAt(s.mem, 0); err != nil {
+		f.Close()
+		return err
+	}
+	s.file, s.mem = f, nil
+	return nil
+}
+
+// Size returns how many bytes have been appended.
+func (s *spool) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// ReadAt reads appended bytes from offset off.
+func (s *spool) ReadAt(p []byte, off int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if off >= s.size {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > s.size-off {
+		p = p[:s.size-off]
+	}
+	if s.file == nil {
+		return copy(p, s.mem[off:]), nil
+	}
+	return s.file.ReadAt(p, off)
+}
+
+// WriteTo copies the whole spool to w.
+func (s *spool) WriteTo(w io.Writer) (int64, error) {
+	return io.Copy(w, io.NewSectionReader(s, 0, s.Size()))
+}
+
+// errSpoolClosed is returned by a spool used after Close.
+var errSpoolClosed = errors.New("spool closed")
+
+// Close releases the memory and the temporary file.
+func (s *spool) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mem, s.size, s.err = nil, 0, errSpoolClosed
+	if s.file == nil {
+		return nil
+	}
+	err := s.file.Close()
+	s.file = nil
+	return err
+}
