@@ -614,7 +614,8 @@ func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s", output())
+		ps, _ := exec.Command("sh", "-c", "ps -eo pid,ppid,pgid,tpgid,stat,wchan:20,args; for p in $(pgrep -f 'sleep 100|ready'); do echo $p; grep -E 'Sig(Blk|Ign|Cgt)' /proc/$p/status; done").Output()
+		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s\nretry pid %d\n%s", output(), c.Process.Pid, ps)
 	}
 	assert.Equal(t, 130, c.ProcessState.ExitCode())
 	assert.NotContains(t, output(), "attempt 2")

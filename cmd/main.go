@@ -12,8 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"retry/exitcodes"
 	"retry/report"
@@ -80,7 +82,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		SilenceErrors: true,
 		Version:       versionLine(),
 		RunE: func(c *cobra.Command, args []string) error {
-			plan, err := o.plan(args)
+			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
 			}
@@ -104,9 +106,19 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		printWarning(deps.Stderr, "cannot adopt orphaned grandchildren: %v", err)
 	}
+	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
+		printWarning(deps.Stderr, "running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
+	}
 	seed := o.Seed
 	if !o.SeedSet {
 		seed = randomSeed()
+	}
+	stdinMode := plan.StdinMode
+	if plan.StdinAuto {
+		stdinMode = runner.StdinReplay
+		if isTerminal(deps.Stdin) {
+			stdinMode = runner.StdinInherit
+		}
 	}
 	text := &report.Text{
 		W:        deps.Stderr,
@@ -117,27 +129,38 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		Verbose:  o.Verbose,
 		Cause:    func() string { return "received " + exitcodes.SignalName(relay.Received()) },
 	}
+	captured := &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed}
 	res := runner.Run(ctx, runner.Config{
-		Args:           plan.Args,
-		Env:            deps.Env,
-		Stdin:          deps.Stdin,
-		Stdout:         deps.Stdout,
-		Stderr:         deps.Stderr,
-		Policy:         plan.Policy,
-		Rand:           rand.New(rand.NewPCG(seed, seed)),
-		Timeout:        plan.Timeout,
-		Signal:         plan.Signal,
-		KillAfter:      plan.KillAfter,
-		IdempotencyKey: idempotencyKey(deps.Env),
-		Starter:        deps.Starter,
-		Attach:         func(p runner.Process) func() { return relay.Attach(p) },
-		Observe:        text.Observe,
+		Args:            plan.Args,
+		Env:             append(append([]string(nil), deps.Env...), plan.Env...),
+		Dir:             plan.Dir,
+		Stdin:           deps.Stdin,
+		Stdout:          deps.Stdout,
+		Stderr:          deps.Stderr,
+		StdinMode:       stdinMode,
+		StdoutMode:      plan.StdoutMode,
+		Policy:          plan.Policy,
+		Rand:            rand.New(rand.NewPCG(seed, seed)),
+		Timeout:         plan.Timeout,
+		Signal:          plan.Signal,
+		KillAfter:       plan.KillAfter,
+		IdempotencyKey:  idempotencyKey(deps.Env),
+		Hook:            plan.Hook,
+		HookMustSucceed: o.OnRetryMustSucceed,
+		Starter:         deps.Starter,
+		Attach:          func(p runner.Process) func() { return relay.Attach(p) },
+		Observe: func(e runner.Event) {
+			captured.Observe(e)
+			text.Observe(e)
+		},
 	})
+	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(captured.Err, syscall.EPIPE)
 	return exitcodes.Code(exitcodes.Summary{
-		Succeeded:       res.Stop == runner.Succeeded,
-		Interrupted:     relay.Received(),
-		DeadlineStopped: res.Stop == runner.Deadline && res.Last().DeadlineHit,
-		Last:            res.Last().Exit,
+		Succeeded:        res.Stop == runner.Succeeded && !downstreamClosed,
+		DownstreamClosed: downstreamClosed,
+		Interrupted:      relay.Received(),
+		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
+		Last:             res.Last().Exit,
 	})
 }
 
@@ -164,4 +187,9 @@ func lookupEnv(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	return f != nil && term.IsTerminal(int(f.Fd()))
 }

@@ -1,13 +1,18 @@
 package cmd
 
 import (
+	"fmt"
+	"os"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/mattn/go-shellwords"
 	"github.com/spf13/pflag"
 
 	"retry/exitcodes"
 	"retry/policy"
+	"retry/runner"
 )
 
 // Options holds the root command's flags as the user gave them.
@@ -29,6 +34,17 @@ type Options struct {
 
 	Quiet   bool
 	Verbose bool
+
+	Command            string
+	Shell              bool
+	Stdin              string
+	Stdout             string
+	DropFailedOutput   bool
+	OnRetry            string
+	OnRetryMustSucceed bool
+	Nested             string
+	Cwd                string
+	Env                []string
 }
 
 // defaultOptions returns the built-in defaults, the same as policy.Default.
@@ -44,6 +60,9 @@ func defaultOptions() Options {
 		SlowDelay: p.SlowDelay,
 		SlowMax:   p.SlowMax,
 		Jitter:    p.Jitter.String(),
+		Stdin:     "auto",
+		Stdout:    "pass",
+		Nested:    "warn",
 	}
 }
 
@@ -65,6 +84,17 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "print only the give-up line")
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print each attempt with the full command and its duration")
+
+	fs.StringVarP(&o.Command, "command", "c", "", "the command as one string, split into words like a shell would (quotes, escapes) but run without a shell")
+	fs.BoolVar(&o.Shell, "shell", false, "run the -c string with $SHELL -c (or /bin/sh), for pipes and other shell syntax")
+	fs.StringVar(&o.Stdin, "stdin", o.Stdin, "input of each attempt: auto (inherit a terminal, else replay), replay (every attempt reads the whole input), inherit, or null")
+	fs.StringVar(&o.Stdout, "stdout", o.Stdout, "output of each attempt: pass (straight through) or buffer (only the successful attempt's output reaches stdout)")
+	fs.BoolVar(&o.DropFailedOutput, "drop-failed-output", false, "with --stdout buffer, drop failed attempts' output instead of copying it to stderr")
+	fs.StringVar(&o.OnRetry, "on-retry", "", "run this with /bin/sh -c before each retry, after the wait")
+	fs.BoolVar(&o.OnRetryMustSucceed, "on-retry-must-succeed", false, "stop retrying when the --on-retry command fails")
+	fs.StringVar(&o.Nested, "nested", o.Nested, "inside another retry: warn (attempts multiply), single (make one attempt) or allow")
+	fs.StringVar(&o.Cwd, "cwd", "", "run the command in this directory")
+	fs.StringArrayVar(&o.Env, "env", nil, "set KEY=VALUE in the command's environment (repeatable)")
 }
 
 // Plan is everything the run needs, checked and converted.
@@ -74,13 +104,19 @@ type Plan struct {
 	Timeout   time.Duration
 	Signal    syscall.Signal
 	KillAfter time.Duration
+	ioPlan
 }
 
 // plan checks the options and the command and builds the Plan. Every error
 // is a *UsageError naming the flag.
-func (o *Options) plan(args []string) (Plan, error) {
-	if len(args) == 0 || args[0] == "" {
-		return Plan{}, &UsageError{Flag: "COMMAND", Want: "missing; give the command to run after the flags, as in retry -n 3 -- curl -fsS URL"}
+func (o *Options) plan(args []string, env []string) (Plan, error) {
+	args, err := o.commandLine(args, env)
+	if err != nil {
+		return Plan{}, err
+	}
+	io, err := o.io()
+	if err != nil {
+		return Plan{}, err
 	}
 	sig, err := exitcodes.ParseSignal(o.Signal)
 	if err != nil {
@@ -96,10 +132,39 @@ func (o *Options) plan(args []string) (Plan, error) {
 	if o.Attempts == 0 && o.Deadline == 0 {
 		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "0 retries without end; give --deadline too, such as --deadline 10m"}
 	}
+	if o.OnRetryMustSucceed && o.OnRetry == "" {
+		return Plan{}, &UsageError{Flag: "--on-retry-must-succeed", Want: "needs --on-retry CMD"}
+	}
+	if o.Cwd != "" {
+		if fi, err := os.Stat(o.Cwd); err != nil || !fi.IsDir() {
+			return Plan{}, &UsageError{Flag: "--cwd", Value: o.Cwd, Want: "not a directory; give an existing directory"}
+		}
+	}
+	for _, kv := range o.Env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return Plan{}, &UsageError{Flag: "--env", Value: kv, Want: "want KEY=VALUE"}
+		}
+	}
+	attempts := o.Attempts
+	switch o.Nested {
+	case "warn", "allow":
+	case "single":
+		if lookupEnv(env, runner.EnvAttempt) != "" {
+			attempts = 1
+		}
+	default:
+		return Plan{}, &UsageError{Flag: "--nested", Value: o.Nested, Want: "want warn, single or allow"}
+	}
+	var hook []string
+	if o.OnRetry != "" {
+		hook = []string{"/bin/sh", "-c", o.OnRetry}
+	}
+	io.Hook, io.Dir, io.Env = hook, o.Cwd, o.Env
 	return Plan{
-		Args: args,
+		ioPlan: io,
+		Args:   args,
 		Policy: policy.Policy{
-			Attempts:  o.Attempts,
+			Attempts:  attempts,
 			Deadline:  o.Deadline,
 			Fast:      o.Fast,
 			FastDelay: o.FastDelay,
@@ -112,4 +177,91 @@ func (o *Options) plan(args []string) (Plan, error) {
 		Signal:    sig,
 		KillAfter: o.KillAfter,
 	}, nil
+}
+
+// commandLine returns the argv to run: the words after the flags, or the
+// -c string split into words (or given to a shell with --shell).
+func (o *Options) commandLine(args, env []string) ([]string, error) {
+	if o.Shell && o.Command == "" {
+		return nil, &UsageError{Flag: "--shell", Want: "needs -c STRING, as in retry --shell -c 'make test | tee log'"}
+	}
+	if o.Command == "" {
+		if len(args) == 0 || args[0] == "" {
+			return nil, &UsageError{Flag: "COMMAND", Want: "missing; give the command to run after the flags, as in retry -n 3 -- curl -fsS URL"}
+		}
+		return args, nil
+	}
+	if len(args) > 0 {
+		return nil, &UsageError{Flag: "-c", Value: o.Command, Want: "give the command either as -c STRING or after the flags, not both"}
+	}
+	if o.Shell {
+		shell := lookupEnv(env, "SHELL")
+		if shell == "" {
+			shell = "/bin/sh"
+		}
+		return []string{shell, "-c", o.Command}, nil
+	}
+	return splitCommand(o.Command)
+}
+
+// splitCommand splits s into words as a shell would (quotes, backslashes)
+// without running a shell: no variables, no command substitution, and
+// shell operators are refused with a pointer to --shell.
+func splitCommand(s string) ([]string, error) {
+	p := shellwords.NewParser()
+	p.ParseEnv, p.ParseBacktick = false, false
+	words, err := p.Parse(s)
+	if err != nil {
+		return nil, &UsageError{Flag: "-c", Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
+	}
+	if p.Position >= 0 {
+		return nil, &UsageError{Flag: "-c", Value: s, Want: fmt.Sprintf("%q is shell syntax; add --shell to run the string with a shell", s[p.Position:p.Position+1])}
+	}
+	if len(words) == 0 || words[0] == "" {
+		return nil, &UsageError{Flag: "-c", Value: s, Want: "no command in the string"}
+	}
+	return words, nil
+}
+
+// ioPlan is the part of a Plan about the child's streams, directory,
+// environment and hook.
+type ioPlan struct {
+	// StdinAuto is set for --stdin auto, resolved when the run starts:
+	// inherit a terminal, else replay.
+	StdinAuto  bool
+	StdinMode  runner.StdinMode
+	StdoutMode runner.StdoutMode
+	DropFailed bool
+	Hook       []string
+	Dir        string
+	Env        []string
+}
+
+func (o *Options) io() (ioPlan, error) {
+	var p ioPlan
+	switch o.Stdin {
+	case "auto":
+		p.StdinAuto = true
+	case "replay":
+		p.StdinMode = runner.StdinReplay
+	case "inherit":
+		p.StdinMode = runner.StdinInherit
+	case "null":
+		p.StdinMode = runner.StdinNull
+	default:
+		return p, &UsageError{Flag: "--stdin", Value: o.Stdin, Want: "want auto, replay, inherit or null"}
+	}
+	switch o.Stdout {
+	case "pass":
+		p.StdoutMode = runner.StdoutPass
+	case "buffer":
+		p.StdoutMode = runner.StdoutBuffer
+	default:
+		return p, &UsageError{Flag: "--stdout", Value: o.Stdout, Want: "want pass or buffer"}
+	}
+	if o.DropFailedOutput && p.StdoutMode != runner.StdoutBuffer {
+		return p, &UsageError{Flag: "--drop-failed-output", Want: "only applies with --stdout buffer"}
+	}
+	p.DropFailed = o.DropFailedOutput
+	return p, nil
 }

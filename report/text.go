@@ -43,6 +43,10 @@ func (t *Text) Observe(e runner.Event) {
 		if !e.Final && !t.Quiet {
 			t.attemptFailed(e)
 		}
+	case *runner.HookEnded:
+		if e.Failed() && !t.Quiet {
+			t.printf("--on-retry command failed before attempt %d: %s", e.Attempt, hookFailure(e))
+		}
 	case *runner.Finished:
 		t.finished(e.Result)
 	}
@@ -100,8 +104,19 @@ func (t *Text) reason(r runner.Result) string {
 			return t.Cause()
 		}
 		return "cancelled"
+	case runner.DownstreamClosed:
+		return "the reader of stdout went away"
+	case runner.HookFailed:
+		return "the --on-retry command failed (--on-retry-must-succeed)"
 	}
 	return r.Stop.String()
+}
+
+func hookFailure(e *runner.HookEnded) string {
+	if e.Err != nil {
+		return startProblem(e.Err)
+	}
+	return e.Exit.String()
 }
 
 func (t *Text) printf(format string, args ...any) {

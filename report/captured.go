@@ -1,0 +1,40 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"retry/exitcodes"
+	"retry/runner"
+)
+
+// Captured writes held attempt output (runner.StdoutBuffer) where it
+// belongs: the successful attempt's to Stdout, once; a failed attempt's to
+// Stderr after a `retry: output of failed attempt N:` line, unless Drop is
+// set. Failed output is never lost silently.
+type Captured struct {
+	Stdout, Stderr io.Writer
+	Drop           bool
+	// Err is the first error writing to Stdout, such as a closed pipe.
+	Err error
+}
+
+// Observe implements a runner.Config.Observe function.
+func (c *Captured) Observe(e runner.Event) {
+	end, ok := e.(*runner.AttemptEnded)
+	if !ok || end.Outcome.Stdout == nil {
+		return
+	}
+	o := end.Outcome
+	if o.Verdict.Class == exitcodes.Success {
+		if _, err := o.Stdout.WriteTo(c.Stdout); err != nil && c.Err == nil {
+			c.Err = err
+		}
+		return
+	}
+	if c.Drop || o.Stdout.Size() == 0 {
+		return
+	}
+	fmt.Fprintf(c.Stderr, "retry: output of failed attempt %d:\n", o.Attempt)
+	o.Stdout.WriteTo(c.Stderr)
+}
