@@ -86,7 +86,7 @@ func presetTable() []presetDef {
 	ssh := sshRules()
 	return []presetDef{
 		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules()},
-		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status", programs: []string{"wget"}, rules: wgetRules()},
+		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules()},
 		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules()},
 		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: append(ssh.stop, ssh.retry...)},
 		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: rsyncRules(ssh)},
@@ -226,6 +226,9 @@ func curlRules() []ruleDef {
 // prints.
 func wgetRules() []ruleDef {
 	return []ruleDef{
+		stopOn("", `server returned error: HTTP/[0-9.]+ `+httpStop+`\b`, "BusyBox wget (exit 1): permanent HTTP status"),
+		retryOn("", `server returned error: HTTP/[0-9.]+ `+httpRetry+`\b`, "BusyBox wget (exit 1): transient HTTP status"),
+		retryOn("", `wget: bad address|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
 		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
 		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
 		stopOn("8", `awaiting response\.\.\. `+httpStop+`\b`, "status shown while awaiting the response: permanent"),
@@ -252,9 +255,10 @@ func gitRules() []ruleDef {
 		stopOn("", `! \[rejected\]|\[remote rejected\] .*(?:hook declined|protected branch|denied)`, "push rejected: fetch first, or a hook refused it"),
 		stopOn("", `CONFLICT \(|Merge conflict in|would be overwritten by|refusing to merge unrelated histories|Not possible to fast-forward`, "the work tree needs a person"),
 		stopOn("", `already exists and is not an empty directory|No space left on device`, "the destination is not usable"),
+		stopOn("", `not our ref|is corrupt|object file .* is empty|bad object`, "the ref was never advertised, or the repository is corrupt"),
 		stopOn("", `is not a git command|unknown option|unknown switch|usage: git `, "usage error"),
 		retryOn("", `remote end hung up|early EOF|index-pack failed|unexpected disconnect while reading sideband|protocol error: bad pack header|transfer closed with outstanding read data`, "the transfer was cut"),
-		retryOn("", `RPC failed|returned error: `+httpRetry+`\b|`+httpRetryText, "the server failed or asked to slow down"),
+		retryOn("", `RPC failed|returned error: `+httpRetry+`\b|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Too Many Requests`, "the server failed or asked to slow down"),
 		retryOn("", `Could not resolve host|Could not resolve hostname|Temporary failure in name resolution`, "name resolution failed"),
 		retryOn("", `(?i)connection reset|connection refused|connection timed out|operation timed out|timed out after|Failed to connect to|Couldn't connect to server|Connection closed by|kex_exchange_identification`, "connection failed"),
 		retryOn("", `gnutls_handshake\(\) failed|GnuTLS recv error|SSL_ERROR_SYSCALL|OpenSSL SSL_(?:read|connect)|TLS connection was non-properly terminated|HTTP/2 stream \d+ was not closed cleanly`, "TLS or HTTP/2 stream cut"),
@@ -316,10 +320,11 @@ func aptRules() []ruleDef {
 		stopOn("", `are you root\?|Permission denied`, "not run as root"),
 		stopOn("", `Unable to locate package|has no installation candidate|Version '.*' for '.*' was not found|Couldn't find any package by`, "no such package or version"),
 		stopOn("", `[Uu]nmet dependencies|held broken packages`, "dependencies cannot be met"),
-		stopOn("", `NO_PUBKEY|public key is not available|does not have a Release file|is not signed|no longer has a Release file`, "repository not trusted or not there"),
+		stopOn("", `NO_PUBKEY|public key is not available|does not have a Release file|is not signed|no longer has a Release file|Certificate verification failed`, "repository not trusted or not there"),
+		stopOn("", `is not valid yet|Release file for .* is expired`, "the Release file's dates do not fit the clock"),
 		stopOn("", `\b404\s+Not Found|\b403\s+Forbidden|\b401\s+Unauthorized`, "the mirror does not have the file: run apt-get update"),
 		stopOn("", `You don't have enough free space|No space left on device`, "disk full"),
-		stopOn("", `Invalid operation|Command line option .* is not understood|Malformed entry|Type '.*' is not known on line`, "usage or sources.list error"),
+		stopOn("", `Invalid operation|Command line option .* is not understood|Malformed entry|Type '.*' is not known on line|Conflicting values set for option|list of sources could not be read`, "usage or sources.list error"),
 		stopOn("", `dpkg was interrupted|dpkg: error processing|Sub-process /usr/bin/dpkg returned an error code`, "a package failed to install: dpkg needs a person"),
 		retryOn("", `Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock (?:the administration )?directory|frontend lock was locked by another process|status database is locked|Waiting for cache lock`, "another package manager holds the lock"),
 		retryOn("", `Temporary failure resolving|Could not resolve '|Something wicked happened resolving`, "name resolution failed"),
@@ -333,9 +338,9 @@ func aptRules() []ruleDef {
 // when the engine fails, 1 for CLI errors).
 func dockerRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `(?i)unauthorized|authentication required|denied: requested access|pull access denied|access forbidden|insufficient_scope|incorrect username or password`, "registry credentials missing or refused"),
+		stopOn("", `(?i)unauthorized|authentication required|requested access to the resource is denied|pull access denied|access forbidden|insufficient_scope|incorrect username or password`, "registry credentials missing or refused"),
 		stopOn("", `permission denied while trying to connect to the Docker daemon`, "not allowed to use the daemon"),
-		stopOn("", `x509: |certificate signed by unknown authority|tls: failed to verify certificate`, "the registry's certificate is not trusted"),
+		stopOn("", `x509: |certificate signed by unknown authority|tls: failed to verify certificate|server gave HTTP response to HTTPS client`, "the registry's certificate is not trusted, or it speaks plain HTTP"),
 		stopOn("", `manifest unknown|No such (?:image|container|object|volume|network)|image not known|no matching manifest for|\bnot found\b`, "no such image, tag or object"),
 		stopOn("", `invalid reference format|short-name .* did not resolve|repository name must be lowercase`, "bad image reference"),
 		stopOn("", `no space left on device`, "disk full"),
@@ -374,7 +379,7 @@ func pipRules() []ruleDef {
 		stopOn("", `CERTIFICATE_VERIFY_FAILED|certificate verify failed`, "the index's certificate is not trusted"),
 		stopOn("", `Could not find a version that satisfies the requirement .*\(from versions: [0-9]`, "the index answered, and no version fits"),
 		stopOn("", `DO NOT MATCH THE HASHES|hash mismatch|Expected sha256`, "hash mismatch: never retried blindly, it may be tampering"),
-		stopOn("", `ResolutionImpossible|conflicting dependencies|requires a different Python|externally-managed-environment`, "the requirements cannot be met here"),
+		stopOn("", `(?i)ResolutionImpossible|conflicting dependencies|requires? a different python|externally-managed-environment`, "the requirements cannot be met here"),
 		stopOn("", `Could not open requirements file|Invalid requirement|No such file or directory|is not a valid editable requirement|\[Errno 13\] Permission denied|\[Errno 28\] No space left on device|no such option`, "usage, missing file, permissions or disk full"),
 		stopOn("", `HTTP error `+httpStop+`\b|\b`+httpStop+` Client Error`, "the index refused the request"),
 		retryOn("", `ReadTimeoutError|ConnectTimeoutError|NewConnectionError|Read timed out|Connection reset by peer|ConnectionResetError|RemoteDisconnected|IncompleteRead|ProtocolError|ProxyError|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|connection broken by`, "the network failed"),
@@ -391,7 +396,7 @@ func goRules() []ruleDef {
 		stopOn("", `checksum mismatch|SECURITY ERROR`, "checksum mismatch: never retried blindly, it may be tampering"),
 		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
-		stopOn("", `cannot find module providing package|no required module provides package|found, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in std|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
+		stopOn("", `cannot find module providing package|cannot find package|no required module provides package|found, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in std|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
 		stopOn("", `no space left on device`, "disk full"),
 		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
 		retryOn("", `connection reset|connection refused|unexpected EOF|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
@@ -428,10 +433,11 @@ func terraformRules() []ruleDef {
 		stopOn("", `Error: (?:Module not installed|Backend initialization required|Inconsistent dependency lock file|Unsupported Terraform Core version|Missing required provider|Invalid provider configuration|Invalid legacy provider address)|does not have a provider named`, "init needed or providers wrong"),
 		stopOn("", `AccessDenied|UnauthorizedOperation|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|AuthFailure|AuthorizationFailed|no valid credential sources|(?:StatusCode|status code): 40[13]\b|Error 40[13]\b`, "credentials or permissions refused"),
 		stopOn("", `AlreadyExists|already exists|Error 409\b`, "already exists"),
+		stopOn("", `NoSuchBucket|[Bb]ucket .* does not exist`, "the state bucket does not exist"),
 		stopOn("", `InvalidParameterValue|ValidationError|ValidationException|MalformedPolicyDocument`, "the provider rejected the arguments"),
 		stopOn("2", "", "plan -detailed-exitcode: changes present, not a failure to retry"),
 		retryOn("", `RequestLimitExceeded|Throttling|TooManyRequestsException|Rate exceeded|rateLimitExceeded|(?:StatusCode|status code): 429\b|Error 429\b`, "the API asked to slow down"),
-		retryOn("", `(?:StatusCode|status code): 5[0-9][0-9]\b|Error 5[0-9][0-9]\b|InternalError|InternalFailure|ServiceUnavailable|backendError|InsufficientInstanceCapacity|RequestTimeout|`+httpRetryText, "the API failed or has no capacity now"),
+		retryOn("", `(?:StatusCode|status code|Status)[:=] ?5[0-9][0-9]\b|Error 5[0-9][0-9]\b|Internal(?:Server)?Error|InternalFailure|ServiceUnavailable|backendError|InsufficientInstanceCapacity|RequestTimeout|`+httpRetryText, "the API failed or has no capacity now"),
 		retryOn("", `connection reset by peer|TLS handshake timeout|i/o timeout|Client\.Timeout exceeded|context deadline exceeded|unexpected EOF|connection refused|Temporary failure in name resolution|server misbehaving|could not connect to registry|failed to request discovery document`, "the connection failed or timed out"),
 	}
 }
@@ -446,7 +452,7 @@ func awsRules() []ruleDef {
 		stopOn("", `\([A-Za-z.]*(?:NotFound|NoSuch)[A-Za-z.]*\)|\(404\)`, "no such bucket, key or resource"),
 		stopOn("", `\((?:ValidationError|ValidationException|InvalidParameterValue|InvalidParameterException|InvalidParameterCombination|InvalidRequest|InvalidArgument|MalformedPolicyDocument|MissingParameter|BadRequest|SerializationException|InvalidInput|400)\)|\([A-Za-z]*(?:AlreadyExists|AlreadyOwnedByYou)[A-Za-z]*\)`, "the request is invalid or conflicts with what exists"),
 		stopOn("", `Unable to locate credentials|The config profile .* could not be found|You must specify a region|Invalid endpoint|Parameter validation failed|Unknown options|Invalid choice|the following arguments are required|Error parsing parameter|Token has expired and refresh failed|SSO session .* has expired|Error loading SSO Token|Unable to parse config file|Partial credentials found|CERTIFICATE_VERIFY_FAILED`, "usage, configuration or certificate error"),
-		retryOn("", `\((?:Throttling|ThrottlingException|ThrottledException|RequestLimitExceeded|TooManyRequestsException|ProvisionedThroughputExceededException|RequestThrottled|RequestThrottledException|SlowDown|EC2ThrottledException|BandwidthLimitExceeded|PriorRequestNotComplete|TransactionInProgressException|429)\)`, "the service asked to slow down"),
+		retryOn("", `\((?:Throttling|ThrottlingException|ThrottledException|RequestLimitExceeded|TooManyRequestsException|ProvisionedThroughputExceededException|RequestThrottled|RequestThrottledException|SlowDown|EC2ThrottledException|BandwidthLimitExceeded|PriorRequestNotComplete|TransactionInProgressException|OperationAborted|ConcurrentModificationException|TooManyUpdates|429)\)`, "the service asked to slow down"),
 		retryOn("", `\((?:ServiceUnavailable|ServiceUnavailableException|Unavailable|InternalError|InternalFailure|InternalServerError|InternalServerException|RequestTimeout|RequestTimeoutException|IDPCommunicationError|5[0-9][0-9])\)`, "the service failed or timed out"),
 		retryOn("", `Connection was closed before we received a valid response|Read timeout on endpoint URL|Connect timeout on endpoint URL|Could not connect to the endpoint URL|Connection reset by peer|EOF occurred in violation of protocol`, "the connection failed or timed out"),
 		stopOn("", `An error occurred \([A-Za-z0-9.]+\) when calling`, "any other service error: the CLI already retried the transient ones"),
