@@ -159,6 +159,9 @@ type Scan struct {
 	seq    uint64
 	hits   []hit
 	folded []byte
+	// grams and foldedGrams are the bigram sets of the current line and
+	// its folded form.
+	grams, foldedGrams gramSet
 }
 
 // hit is what a Scan keeps for one pattern.
@@ -194,13 +197,15 @@ func (s *Scan) Line(line []byte) {
 	s.seq++
 	folded := false
 	stored := ""
+	s.grams.fill(line)
 	for i := range s.c.matchers {
 		m := &s.c.matchers[i]
 		if m.fold && !folded {
 			s.folded = foldLine(s.folded, line)
+			s.foldedGrams.fill(s.folded)
 			folded = true
 		}
-		if !m.mayMatch(line, s.folded) {
+		if !m.mayMatch(line, s.folded, &s.grams, &s.foldedGrams) {
 			continue
 		}
 		loc := m.find(line)

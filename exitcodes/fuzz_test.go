@@ -125,7 +125,7 @@ func checkPrefilter(t *testing.T, c *Classifier, line []byte) {
 	for i := range c.matchers {
 		m := &c.matchers[i]
 		if m.re.Match(line) {
-			assert.True(t, m.mayMatch(line, folded), "pattern %q rejected matching line %q", m.re.String(), line)
+			assert.True(t, m.mayMatch(line, folded, gramsOf(line), gramsOf(folded)), "pattern %q rejected matching line %q", m.re.String(), line)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -64,7 +65,62 @@ type matcher struct {
 // in the line folded to lower case.
 type literal struct {
 	s    string
+	b    []byte // s, converted once
 	fold bool
+	// grams are bigram hashes of s (see grams): a line whose gram set
+	// lacks any of them cannot contain s.
+	grams []uint16
+}
+
+// maxLiteralGrams bounds the bigrams tested per literal; a few spread
+// over the literal reject nearly every line that lacks it.
+const maxLiteralGrams = 6
+
+// gramSet is a 1024-bit set of a line's byte bigrams, hashed: building it
+// costs one pass over the line, and testing a literal against it a few
+// bit tests, far less than a substring search.
+type gramSet [16]uint64
+
+// gramHash hashes the bigram a, b into the 1024 bits of a gramSet.
+func gramHash(a, b byte) uint16 {
+	return (uint16(a)*31 + uint16(b)) & 1023
+}
+
+// fill sets g to the bigrams of line.
+func (g *gramSet) fill(line []byte) {
+	*g = gramSet{}
+	for i := 0; i+1 < len(line); i++ {
+		h := gramHash(line[i], line[i+1])
+		g[h>>6] |= 1 << (h & 63)
+	}
+}
+
+// has reports whether every hash in grams is in g.
+func (g *gramSet) has(grams []uint16) bool {
+	for _, h := range grams {
+		if g[h>>6]&(1<<(h&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// literalGrams returns up to maxLiteralGrams distinct bigram hashes of s,
+// spread over it.
+func literalGrams(s string) []uint16 {
+	n := len(s) - 1
+	if n <= 0 {
+		return nil
+	}
+	var out []uint16
+	step := max(1, n/maxLiteralGrams)
+	for i := 0; i < n && len(out) < maxLiteralGrams; i += step {
+		h := gramHash(s[i], s[i+1])
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // newMatcher analyses re for literals that every match must contain.
@@ -76,25 +132,31 @@ func newMatcher(re *regexp.Regexp) matcher {
 	}
 	if lits, ok := required(tree.Simplify()); ok {
 		m.need = lits
-		for _, l := range lits {
-			m.fold = m.fold || l.fold
+		for i := range lits {
+			lits[i].b = []byte(lits[i].s)
+			lits[i].grams = literalGrams(lits[i].s)
+			m.fold = m.fold || lits[i].fold
 		}
 	}
 	return m
 }
 
 // mayMatch reports whether line (and folded, its lower-case form, when
-// m.fold is set) can match m: false means it surely cannot.
-func (m *matcher) mayMatch(line, folded []byte) bool {
+// m.fold is set) can match m: false means it surely cannot. g and gf are
+// the gram sets of line and folded, or nil to skip that test.
+func (m *matcher) mayMatch(line, folded []byte, g, gf *gramSet) bool {
 	if m.need == nil {
 		return true
 	}
 	for _, l := range m.need {
-		hay := line
+		hay, grams := line, g
 		if l.fold {
-			hay = folded
+			hay, grams = folded, gf
 		}
-		if bytes.Contains(hay, []byte(l.s)) {
+		if grams != nil && !grams.has(l.grams) {
+			continue
+		}
+		if bytes.Contains(hay, l.b) {
 			return true
 		}
 	}
@@ -122,7 +184,7 @@ func required(re *syntax.Regexp) ([]literal, bool) {
 				return nil, false
 			}
 		}
-		return []literal{{s, fold}}, true
+		return []literal{{s: s, fold: fold}}, true
 	case syntax.OpCapture:
 		return required(re.Sub[0])
 	case syntax.OpPlus:
