@@ -386,21 +386,21 @@ func (c *Classifier) hint(s *Scan, now time.Time) (time.Duration, bool) {
 			return d, true
 		}
 	}
-	var idx []int
-	millis := map[int]bool{}
+	var best *activeHint
 	for _, p := range c.presets {
-		for _, h := range p.hints {
-			idx = append(idx, h.m)
-			millis[h.m] = h.millis
+		for i, h := range p.hints {
+			if s.hits[h.m].seq > 0 && (best == nil || s.hits[h.m].seq > s.hits[best.m].seq) {
+				best = &p.hints[i]
+			}
 		}
 	}
-	if i := s.latest(idx); i >= 0 {
-		if millis[i] {
-			return parseMillis(s.hits[i].value)
-		}
-		return ParseRetryAfter(s.hits[i].value, now)
+	switch {
+	case best == nil:
+		return 0, false
+	case best.millis:
+		return parseMillis(s.hits[best.m].value)
 	}
-	return 0, false
+	return ParseRetryAfter(s.hits[best.m].value, now)
 }
 
 // latest returns the index among idx of the pattern that matched last, or
