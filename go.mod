@@ -4,15 +4,15 @@ go 1.26.0
 
 require (
 	github.com/creack/pty v1.1.24
+	github.com/mattn/go-shellwords v1.0.16
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/mattn/go-shellwords v1.0.16 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/term v0.48.0 // indirect
 )

@@ -4,11 +4,48 @@
 //
 // It is pure: values in, values out, no I/O, so every rule is tested
 // exhaustively.
+//
+// # Precedence
+//
+// A Classifier judges an attempt from its Exit and from what a Scan saw in
+// its output, in this order; the first step that decides wins:
+//
+//  1. Exit 0 is success. Patterns only classify failures: a line that
+//     matches --stop-if or --retry-if never turns a success into a failure.
+//  2. A program that could not start (not found, 127; not executable,
+//     126; from the runner or reported by a shell) is terminal, unless the
+//     user lists that code by itself in --retry-on-exit ("127", not a
+//     range that happens to cover it): a typo in a command name never
+//     heals, but a program that appears later, such as one installed by a
+//     concurrent job, can be waited for on purpose.
+//  3. A process killed by SIGPIPE (or exiting 141) is terminal: the reader
+//     went away, and no rule can bring it back.
+//  4. The user's stop rules: --stop-on-exit, then --stop-if.
+//  5. The user's retry rules: --retry-on-exit, then --retry-if.
+//  6. A timeout (the attempt hit --timeout) is transient, even with an
+//     allow-list (step 7): the user asked retry to cut hung attempts short
+//     so that they are tried again. Put timeout in --stop-on-exit to stop.
+//  7. The allow-list: when the user gives any retry rule (--retry-on-exit
+//     or --retry-if), a failure that no user rule matched is terminal.
+//  8. The presets, for a process that exited by itself (a death by signal
+//     is left to the default table). Within a preset, its rules are tried
+//     in order and the first that holds decides, so a preset lists its
+//     exceptions before its general rules; across presets, terminal beats
+//     transient.
+//  9. The default table, Classify.
+//
+// So stop rules beat retry rules, the user's rules beat presets, and
+// presets beat the defaults.
+//
+// A transient verdict carries the last wait the output asked for, if any:
+// from the user's --retry-after patterns first, then from the presets'
+// built-in ones (Retry-After, x-amz-retry-after, grpc-retry-pushback-ms).
 package exitcodes
 
 import (
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // Class is the judgement on one attempt.
@@ -89,13 +126,23 @@ func (e Exit) String() string {
 	return fmt.Sprintf("exit %d", e.Code)
 }
 
-// Verdict is a Class together with the rule that decided it.
+// Verdict is a Class together with the rule that decided it, the wait the
+// command asked for and the output lines that decided it.
 type Verdict struct {
 	Class Class
 	// Rule names what decided the class, for people: "sysexits EX_USAGE",
-	// "a crash". It is empty for the plain defaults: timeouts and any other
-	// non-zero exit or signal are transient.
+	// "a crash", `curl preset, "returned error: 503"`, `--retry-if
+	// "timeout"`, "--stop-on-exit 2". It is empty for the plain defaults:
+	// timeouts and any other non-zero exit or signal are transient.
 	Rule string
+	// Hint is the wait the output asked for (a Retry-After value), when
+	// HasHint is set; only a transient verdict carries one.
+	Hint    time.Duration
+	HasHint bool
+	// Lines are the last output lines (at most MaxLines, each at most
+	// MaxLineChars characters) that matched the deciding rule's patterns,
+	// oldest first; empty when no pattern decided.
+	Lines []string
 }
 
 // Classify applies the default table to e: exit 0 succeeds; not found,
@@ -105,16 +152,16 @@ type Verdict struct {
 func Classify(e Exit) Verdict {
 	switch {
 	case e.Start == ProgramMissing:
-		return Verdict{Terminal, "not found"}
+		return Verdict{Class: Terminal, Rule: "not found"}
 	case e.Start == ProgramNotExecutable:
-		return Verdict{Terminal, "not executable"}
+		return Verdict{Class: Terminal, Rule: "not executable"}
 	case e.Start == StartFailed:
-		return Verdict{Transient, "start failed"}
+		return Verdict{Class: Transient, Rule: "start failed"}
 	case e.TimedOut:
 		return Verdict{Class: Transient}
 	case e.Signal != 0:
 		class, why := classifySignal(e.Signal)
-		return Verdict{class, why}
+		return Verdict{Class: class, Rule: why}
 	case e.Code == 0:
 		return Verdict{Class: Success}
 	case e.Code > 128 && e.Code < 128+65:
@@ -122,18 +169,18 @@ func Classify(e Exit) Verdict {
 		// signal, so `sh -c 'prog; exit $?'` is classified like prog.
 		sig := syscall.Signal(e.Code - 128)
 		if class, why := classifySignal(sig); class == Terminal {
-			return Verdict{Terminal, "128+" + SignalName(sig) + ", " + why}
+			return Verdict{Class: Terminal, Rule: "128+" + SignalName(sig) + ", " + why}
 		}
 	case e.Code == 126:
-		return Verdict{Terminal, "exit 126 means not executable"}
+		return Verdict{Class: Terminal, Rule: "exit 126 means not executable"}
 	case e.Code == 127:
-		return Verdict{Terminal, "exit 127 means not found"}
+		return Verdict{Class: Terminal, Rule: "exit 127 means not found"}
 	}
 	if name, terminal := sysexit(e.Code); name != "" {
 		if terminal {
-			return Verdict{Terminal, "sysexits " + name}
+			return Verdict{Class: Terminal, Rule: "sysexits " + name}
 		}
-		return Verdict{Transient, "sysexits " + name}
+		return Verdict{Class: Transient, Rule: "sysexits " + name}
 	}
 	return Verdict{Class: Transient}
 }

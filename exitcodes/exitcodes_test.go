@@ -33,7 +33,9 @@ func TestDefaultTableClassifiesEveryExitCode(t *testing.T) {
 
 func TestTempFailIsTransientAndNamed(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, Verdict{Transient, "sysexits EX_TEMPFAIL"}, Classify(Exit{Code: 75}))
+	v := Classify(Exit{Code: 75})
+	assert.Equal(t, Transient, v.Class)
+	assert.Equal(t, "sysexits EX_TEMPFAIL", v.Rule)
 }
 
 func TestDefaultTableClassifiesSignalDeaths(t *testing.T) {

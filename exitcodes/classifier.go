@@ -1,0 +1,456 @@
+package exitcodes
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Config is what a Classifier is built from: the user's rules, already
+// parsed, and the presets to apply.
+type Config struct {
+	// RetryOnExit lists the endings that are transient (--retry-on-exit).
+	RetryOnExit ExitList
+	// StopOnExit lists the endings that are terminal (--stop-on-exit).
+	StopOnExit ExitList
+	// RetryIf are patterns that make a failure transient when an output
+	// line matches (--retry-if).
+	RetryIf []*regexp.Regexp
+	// StopIf are patterns that make a failure terminal when an output line
+	// matches (--stop-if).
+	StopIf []*regexp.Regexp
+	// RetryAfter are patterns whose first capture group, in a matching
+	// output line, is a wait that ParseRetryAfter reads (--retry-after).
+	RetryAfter []*regexp.Regexp
+	// Presets are the names of the presets to apply, as SelectPresets
+	// returns them.
+	Presets []string
+}
+
+// Classifier judges attempts by the user's rules, then the presets, then
+// the default table; see the package comment for the precedence. It is
+// immutable and safe for concurrent use; each attempt gets its own Scan.
+type Classifier struct {
+	retryOnExit, stopOnExit ExitList
+	// matchers holds every pattern, each with a slot in a Scan.
+	matchers []matcher
+	// Indexes into matchers, by role.
+	retryIf, stopIf, retryAfter []int
+	presets                     []activePreset
+}
+
+// activePreset is a preset with its patterns compiled into the
+// Classifier's matchers.
+type activePreset struct {
+	name  string
+	rules []activeRule
+	hints []activeHint
+}
+
+// activeRule is one preset rule: it applies when the exit status is in
+// exit (or exit is empty) and, if it has a pattern, a line matched it.
+type activeRule struct {
+	class Class
+	exit  ExitList
+	m     int // index into matchers, or -1 when the exit status alone decides
+	desc  string
+}
+
+// activeHint is a preset pattern whose first group is a wait.
+type activeHint struct {
+	m      int
+	millis bool // the value counts milliseconds, not ParseRetryAfter's forms
+}
+
+// New builds a Classifier. It fails when a preset name is unknown or a
+// RetryAfter pattern has no capture group (a *PatternError).
+func New(cfg Config) (*Classifier, error) {
+	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit}
+	add := func(re *regexp.Regexp) int {
+		c.matchers = append(c.matchers, newMatcher(re))
+		return len(c.matchers) - 1
+	}
+	for _, re := range cfg.StopIf {
+		c.stopIf = append(c.stopIf, add(re))
+	}
+	for _, re := range cfg.RetryIf {
+		c.retryIf = append(c.retryIf, add(re))
+	}
+	for _, re := range cfg.RetryAfter {
+		if re.NumSubexp() < 1 {
+			return nil, &PatternError{Pattern: re.String(), Err: errors.New(`no capture group: want the wait in parentheses, as "Retry-After: (\S+)"`)}
+		}
+		i := add(re)
+		c.matchers[i].capture = true
+		c.retryAfter = append(c.retryAfter, i)
+	}
+	table := presetTable()
+	var seen []string
+	for _, name := range cfg.Presets {
+		if slices.Contains(seen, name) {
+			continue
+		}
+		seen = append(seen, name)
+		def, ok := findPreset(table, name)
+		if !ok {
+			return nil, unknownPreset(table, name)
+		}
+		p := activePreset{name: def.name}
+		for _, r := range def.rules {
+			ar := activeRule{class: r.class, m: -1, desc: r.desc}
+			if r.exit != "" {
+				l, err := ParseExitList(r.exit)
+				if err != nil {
+					return nil, fmt.Errorf("preset %s: exit %q: %w", def.name, r.exit, err)
+				}
+				ar.exit = l
+			}
+			if r.match != "" {
+				re, err := regexp.Compile(r.match)
+				if err != nil {
+					return nil, fmt.Errorf("preset %s: %w", def.name, err)
+				}
+				ar.m = add(re)
+			}
+			p.rules = append(p.rules, ar)
+		}
+		for _, h := range commonHints() {
+			re, err := regexp.Compile(h.match)
+			if err != nil {
+				return nil, fmt.Errorf("preset %s: %w", def.name, err)
+			}
+			i := add(re)
+			c.matchers[i].capture = true
+			p.hints = append(p.hints, activeHint{m: i, millis: h.millis})
+		}
+		c.presets = append(c.presets, p)
+	}
+	return c, nil
+}
+
+// NeedsOutput reports whether any rule reads output lines, so that the
+// runner adds a pipe only when it must.
+func (c *Classifier) NeedsOutput() bool { return len(c.matchers) > 0 }
+
+// Presets returns the names of the presets the Classifier applies.
+func (c *Classifier) Presets() []string {
+	names := make([]string, len(c.presets))
+	for i, p := range c.presets {
+		names[i] = p.name
+	}
+	return names
+}
+
+// Scan remembers, for one attempt, what the output said that can decide
+// its class: for each pattern, whether it matched, the last text it
+// matched, its last MaxLines lines and, for wait patterns, the last wait.
+// Its memory is bounded by the number of patterns, whatever the volume of
+// output. Line may be called from several goroutines, such as the copiers
+// of stdout and stderr.
+type Scan struct {
+	c      *Classifier
+	mu     sync.Mutex
+	seq    uint64
+	hits   []hit
+	folded []byte
+	// grams and foldedGrams are the bigram sets of the current line and
+	// its folded form.
+	grams, foldedGrams gramSet
+}
+
+// hit is what a Scan keeps for one pattern.
+type hit struct {
+	seq   uint64 // the last line that matched, counting from 1; 0 for none
+	text  string // the text the last match covered, shortened
+	value string // the first group of the last match, for wait patterns
+	lines [MaxLines]seqLine
+}
+
+// seqLine is an output line, shortened, with its place in the output.
+type seqLine struct {
+	seq  uint64
+	text string
+}
+
+// NewScan returns an empty Scan for one attempt.
+func (c *Classifier) NewScan() *Scan {
+	return &Scan{c: c, hits: make([]hit, len(c.matchers))}
+}
+
+// Line scans one output line; a trailing newline is ignored. The runner
+// cuts lines to a bounded length before calling it; Line keeps at most
+// MaxLineChars characters of any line it stores.
+func (s *Scan) Line(line []byte) {
+	if s == nil || len(s.hits) == 0 {
+		return
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	folded := false
+	stored := ""
+	s.grams.fill(line)
+	for i := range s.c.matchers {
+		m := &s.c.matchers[i]
+		if m.fold && !folded {
+			s.folded = foldLine(s.folded, line)
+			s.foldedGrams.fill(s.folded)
+			folded = true
+		}
+		if !m.mayMatch(line, s.folded, &s.grams, &s.foldedGrams) {
+			continue
+		}
+		loc := m.find(line)
+		if loc == nil {
+			continue
+		}
+		h := &s.hits[i]
+		h.seq = s.seq
+		if m.capture {
+			if len(loc) >= 4 && loc[2] >= 0 {
+				h.value = string(line[loc[2]:min(loc[3], loc[2]+maxHintBytes)])
+			}
+			continue
+		}
+		h.text = shorten(string(line[loc[0]:min(loc[1], loc[0]+4*maxMatchChars)]), maxMatchChars)
+		if stored == "" {
+			stored = cutLine(line)
+		}
+		copy(h.lines[:], h.lines[1:])
+		h.lines[MaxLines-1] = seqLine{s.seq, stored}
+	}
+}
+
+// Classify judges one attempt from how it ended and what its Scan saw (s
+// may be nil when no output was scanned); now dates a Retry-After given
+// as an HTTP-date. A transient verdict carries the last wait the output
+// asked for, if any.
+func (c *Classifier) Classify(e Exit, s *Scan, now time.Time) Verdict {
+	if s != nil && s.c != c {
+		s = nil // a Scan from another Classifier has other patterns
+	}
+	if s != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	v := c.judge(e, s)
+	if v.Class == Transient {
+		v.Hint, v.HasHint = c.hint(s, now)
+	}
+	return v
+}
+
+// judge applies the precedence of the package comment.
+func (c *Classifier) judge(e Exit, s *Scan) Verdict {
+	plain := e.Start == Started && !e.TimedOut && e.Signal == 0
+	if plain && e.Code == 0 {
+		return Verdict{Class: Success}
+	}
+	if code, ok := couldNotStart(e); ok {
+		if c.retryOnExit.lists(code) {
+			return Verdict{Class: Transient, Rule: "--retry-on-exit " + strconv.Itoa(code)}
+		}
+		return Classify(e)
+	}
+	if e.Signal == syscall.SIGPIPE || (plain && e.Code == 128+int(syscall.SIGPIPE)) {
+		return Classify(e)
+	}
+	if item, ok := c.stopOnExit.Match(e); ok {
+		return Verdict{Class: Terminal, Rule: "--stop-on-exit " + item}
+	}
+	if v, ok := c.userPatterns(s, c.stopIf, Terminal, "--stop-if"); ok {
+		return v
+	}
+	if item, ok := c.retryOnExit.Match(e); ok {
+		return Verdict{Class: Transient, Rule: "--retry-on-exit " + item}
+	}
+	if v, ok := c.userPatterns(s, c.retryIf, Transient, "--retry-if"); ok {
+		return v
+	}
+	if e.TimedOut {
+		return Classify(e)
+	}
+	if !c.retryOnExit.Empty() || len(c.retryIf) > 0 {
+		return Verdict{Class: Terminal, Rule: "no --retry-on-exit or --retry-if rule matched"}
+	}
+	if e.Start == Started && e.Signal == 0 {
+		if v, ok := c.presetVerdict(e, s); ok {
+			return v
+		}
+	}
+	return Classify(e)
+}
+
+// couldNotStart reports whether e says the program could not be run
+// (exit 126 or 127, from the runner or from a shell), and which code.
+func couldNotStart(e Exit) (int, bool) {
+	switch {
+	case e.Start == ProgramMissing:
+		return NotFound, true
+	case e.Start == ProgramNotExecutable:
+		return NotExecutable, true
+	case e.Start == Started && !e.TimedOut && e.Signal == 0 && (e.Code == NotFound || e.Code == NotExecutable):
+		return e.Code, true
+	}
+	return 0, false
+}
+
+// userPatterns returns a verdict of class when one of the patterns (indexes
+// into matchers) matched a line, naming the one that matched last.
+func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) (Verdict, bool) {
+	if s == nil {
+		return Verdict{}, false
+	}
+	best := -1
+	for _, i := range idx {
+		if s.hits[i].seq > 0 && (best < 0 || s.hits[i].seq > s.hits[best].seq) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Verdict{}, false
+	}
+	return Verdict{
+		Class: class,
+		Rule:  flag + " " + quote(shorten(c.matchers[best].re.String(), 60)),
+		Lines: s.lines(idx),
+	}, true
+}
+
+// presetVerdict applies the presets: within a preset the first rule that
+// applies decides; across presets, terminal beats transient.
+func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
+	var transient *Verdict
+	for _, p := range c.presets {
+		for _, r := range p.rules {
+			if !c.applies(r, e, s) {
+				continue
+			}
+			v := Verdict{Class: r.class}
+			if r.m < 0 {
+				v.Rule = fmt.Sprintf("%s preset, exit %d (%s)", p.name, e.Code, r.desc)
+			} else {
+				v.Rule = fmt.Sprintf("%s preset, %s", p.name, quote(s.hits[r.m].text))
+				var same []int
+				for _, o := range p.rules {
+					if o.class == r.class && o.m >= 0 && c.applies(o, e, s) {
+						same = append(same, o.m)
+					}
+				}
+				v.Lines = s.lines(same)
+			}
+			if v.Class == Terminal {
+				return v, true
+			}
+			if transient == nil {
+				transient = &v
+			}
+			break
+		}
+	}
+	if transient != nil {
+		return *transient, true
+	}
+	return Verdict{}, false
+}
+
+// applies reports whether rule r holds for e and what s saw.
+func (c *Classifier) applies(r activeRule, e Exit, s *Scan) bool {
+	if !r.exit.Empty() {
+		if _, ok := r.exit.Match(e); !ok {
+			return false
+		}
+	}
+	if r.m >= 0 {
+		return s != nil && s.hits[r.m].seq > 0
+	}
+	return true
+}
+
+// hint returns the last wait the output asked for: the user's
+// --retry-after patterns first, then the presets' built-in ones.
+func (c *Classifier) hint(s *Scan, now time.Time) (time.Duration, bool) {
+	if s == nil {
+		return 0, false
+	}
+	if i := s.latest(c.retryAfter); i >= 0 {
+		if d, ok := ParseRetryAfter(s.hits[i].value, now); ok {
+			return d, true
+		}
+	}
+	var best *activeHint
+	for _, p := range c.presets {
+		for i, h := range p.hints {
+			if s.hits[h.m].seq > 0 && (best == nil || s.hits[h.m].seq > s.hits[best.m].seq) {
+				best = &p.hints[i]
+			}
+		}
+	}
+	switch {
+	case best == nil:
+		return 0, false
+	case best.millis:
+		return parseMillis(s.hits[best.m].value)
+	}
+	return ParseRetryAfter(s.hits[best.m].value, now)
+}
+
+// latest returns the index among idx of the pattern that matched last, or
+// -1 when none matched.
+func (s *Scan) latest(idx []int) int {
+	best := -1
+	for _, i := range idx {
+		if s.hits[i].seq > 0 && (best < 0 || s.hits[i].seq > s.hits[best].seq) {
+			best = i
+		}
+	}
+	return best
+}
+
+// lines returns the last MaxLines distinct lines matched by the patterns
+// idx, oldest first.
+func (s *Scan) lines(idx []int) []string {
+	var all []seqLine
+	for _, i := range idx {
+		for _, l := range s.hits[i].lines {
+			if l.seq > 0 && !slices.ContainsFunc(all, func(o seqLine) bool { return o.seq == l.seq }) {
+				all = append(all, l)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	slices.SortFunc(all, func(a, b seqLine) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	all = all[max(0, len(all)-MaxLines):]
+	out := make([]string, len(all))
+	for i, l := range all {
+		out[i] = l.text
+	}
+	return out
+}
+
+// find returns the location of m's first match in line (with its groups
+// when m.capture is set), or nil.
+func (m *matcher) find(line []byte) []int {
+	if m.capture {
+		return m.re.FindSubmatchIndex(line)
+	}
+	return m.re.FindIndex(line)
+}

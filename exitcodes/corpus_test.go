@@ -1,0 +1,229 @@
+package exitcodes
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// corpusCase is one labelled failure from testdata/corpus (see its README).
+type corpusCase struct {
+	file, title string
+	argv        []string
+	exit        Exit
+	want        Class
+	rule        string
+	hint        time.Duration
+	hasHint     bool
+	preset      string
+	lines       []string
+}
+
+// loadCorpus reads every case under testdata/corpus.
+func loadCorpus(t *testing.T) []corpusCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txt"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var cases []corpusCase
+	for _, name := range files {
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Close() })
+		sc := bufio.NewScanner(f)
+		var cur *corpusCase
+		n := 0
+		for sc.Scan() {
+			n++
+			line := sc.Text()
+			where := fmt.Sprintf("%s:%d", name, n)
+			switch {
+			case strings.HasPrefix(line, "=== "):
+				cases = append(cases, corpusCase{file: filepath.Base(name), title: strings.TrimPrefix(line, "=== "), preset: "auto"})
+				cur = &cases[len(cases)-1]
+			case line == "" || strings.HasPrefix(line, "#"):
+			case cur == nil:
+				t.Fatalf("%s: text before the first case", where)
+			case line == "|" || strings.HasPrefix(line, "| "):
+				cur.lines = append(cur.lines, strings.TrimPrefix(strings.TrimPrefix(line, "|"), " "))
+			default:
+				key, value, ok := strings.Cut(line, ": ")
+				require.True(t, ok, "%s: want key: value, got %q", where, line)
+				parseCorpusField(t, where, cur, key, value)
+			}
+		}
+		require.NoError(t, sc.Err())
+	}
+	for _, c := range cases {
+		require.NotEmpty(t, c.argv, "%s: %s: no argv", c.file, c.title)
+		require.NotZero(t, c.want, "%s: %s: no want", c.file, c.title)
+	}
+	return cases
+}
+
+// parseCorpusField sets one key of a case.
+func parseCorpusField(t *testing.T, where string, c *corpusCase, key, value string) {
+	t.Helper()
+	switch key {
+	case "argv":
+		c.argv = splitArgv(value)
+	case "exit":
+		switch {
+		case value == "timeout":
+			c.exit = Exit{Code: 143, TimedOut: true}
+		case value == "not found":
+			c.exit = Exit{Code: NotFound, Start: ProgramMissing}
+		case value == "not executable":
+			c.exit = Exit{Code: NotExecutable, Start: ProgramNotExecutable}
+		case strings.HasPrefix(value, "signal "):
+			sig, err := ParseSignal(strings.TrimPrefix(value, "signal "))
+			require.NoError(t, err, where)
+			c.exit = Signaled(sig)
+		default:
+			code, err := strconv.Atoi(value)
+			require.NoError(t, err, where)
+			c.exit = Exit{Code: code}
+		}
+	case "want":
+		switch value {
+		case "transient":
+			c.want = Transient
+		case "terminal":
+			c.want = Terminal
+		case "success":
+			c.want = Success
+		default:
+			t.Fatalf("%s: want %q: want transient, terminal or success", where, value)
+		}
+	case "rule":
+		c.rule = value
+	case "hint":
+		d, err := time.ParseDuration(value)
+		require.NoError(t, err, where)
+		c.hint, c.hasHint = d, true
+	case "preset":
+		c.preset = value
+	default:
+		t.Fatalf("%s: unknown key %q", where, key)
+	}
+}
+
+// splitArgv splits a command line on spaces, keeping 'single-quoted'
+// words whole.
+func splitArgv(s string) []string {
+	var words []string
+	var b strings.Builder
+	quoted, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+			inWord = true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, b.String())
+				b.Reset()
+				inWord = false
+			}
+		default:
+			b.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, b.String())
+	}
+	return words
+}
+
+// corpusNow is the fixed time the corpus is judged at.
+func corpusNow() time.Time { return time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC) }
+
+// judgeCorpusCase classifies c the way the runner would: presets from its
+// argv, each line scanned, then Classify.
+func judgeCorpusCase(t *testing.T, c corpusCase) Verdict {
+	t.Helper()
+	presets, err := SelectPresets(c.preset, c.argv)
+	require.NoError(t, err)
+	cl, err := New(Config{Presets: presets})
+	require.NoError(t, err)
+	scan := cl.NewScan()
+	for _, l := range c.lines {
+		scan.Line([]byte(l + "\n"))
+	}
+	return cl.Classify(c.exit, scan, corpusNow())
+}
+
+func TestCorpusCasesAreClassifiedAsLabelled(t *testing.T) {
+	t.Parallel()
+	for _, c := range loadCorpus(t) {
+		t.Run(c.file+"/"+c.title, func(t *testing.T) {
+			t.Parallel()
+			v := judgeCorpusCase(t, c)
+			assert.Equal(t, c.want, v.Class, "rule %q, lines %q", v.Rule, c.lines)
+			if c.rule != "" {
+				assert.Contains(t, v.Rule, c.rule)
+			}
+			if c.hasHint {
+				assert.True(t, v.HasHint, "no hint")
+				assert.Equal(t, c.hint, v.Hint)
+			}
+		})
+	}
+}
+
+func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
+	t.Parallel()
+	cases := loadCorpus(t)
+	var tp, fp, fn, tn, terminal, transient, byRule int
+	perFile := map[string][2]int{}
+	for _, c := range cases {
+		v := judgeCorpusCase(t, c)
+		counts := perFile[c.file]
+		counts[0]++
+		switch {
+		case c.want == Transient && v.Class == Transient:
+			tp++
+			transient++
+			if v.Rule != "" {
+				byRule++
+			} else {
+				t.Logf("transient by the default table only: %s: %s", c.file, c.title)
+			}
+		case c.want == Transient:
+			fn++
+			transient++
+			t.Logf("missed transient: %s: %s (rule %q)", c.file, c.title, v.Rule)
+		case c.want == Terminal && v.Class == Transient:
+			fp++
+			terminal++
+			t.Logf("terminal taken as transient: %s: %s (rule %q)", c.file, c.title, v.Rule)
+		case c.want == Terminal:
+			tn++
+			terminal++
+		}
+		if v.Class == c.want {
+			counts[1]++
+		}
+		perFile[c.file] = counts
+	}
+	require.GreaterOrEqual(t, len(cases), 300, "the corpus must hold at least 300 cases")
+	precision := float64(tp) / float64(max(tp+fp, 1))
+	recall := float64(tp) / float64(max(tp+fn, 1))
+	t.Logf("corpus: %d cases (%d transient, %d terminal)", len(cases), transient, terminal)
+	t.Logf("transient precision %.2f%% (%d of %d transient verdicts right; terminal cases taken as transient: %d)", 100*precision, tp, tp+fp, fp)
+	t.Logf("transient recall %.2f%% (%d of %d transient cases found, %d of them by a named rule rather than the default table)", 100*recall, tp, tp+fn, byRule)
+	for file, counts := range perFile {
+		t.Logf("  %-14s %3d cases, %3d right", file, counts[0], counts[1])
+	}
+	assert.Zero(t, fp, "a terminal failure (auth, certificate, not found, usage) must never be taken as transient")
+	assert.GreaterOrEqual(t, recall, 0.97, "transient recall below 97%")
+}

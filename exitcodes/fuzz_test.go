@@ -1,0 +1,142 @@
+package exitcodes
+
+import (
+	"bytes"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The seed corpora live in testdata/fuzz/<FuzzName>/, which go test runs
+// every time; inputs the fuzzer found interesting are kept there too.
+
+func FuzzParseExitList(f *testing.F) {
+	for _, s := range []string{"1", "1,75,100-110", "SIGKILL,timeout", "kill", " 2 , 3 ", "", ",", "110-100", "256", "-1", "1-2-3", "0x1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseExitList(s)
+		if err != nil {
+			assertMessageRules(t, err.Error())
+			return
+		}
+		again, err := ParseExitList(l.String())
+		require.NoError(t, err, "the canonical form %q must parse", l.String())
+		assert.Equal(t, l.String(), again.String())
+		for code := 0; code <= maxExitCode; code++ {
+			_, ok1 := l.Match(Exit{Code: code})
+			_, ok2 := again.Match(Exit{Code: code})
+			assert.Equal(t, ok1, ok2, "code %d", code)
+		}
+	})
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"30", "1.5", "2m", "Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "-5", "99999999999999999999", "1e3", "NaN", ""} {
+		f.Add(s, int64(784111777))
+	}
+	f.Fuzz(func(t *testing.T, s string, nowUnix int64) {
+		d, ok := ParseRetryAfter(s, time.Unix(nowUnix, 0))
+		if !ok {
+			assert.Zero(t, d)
+			return
+		}
+		assert.GreaterOrEqual(t, d, time.Duration(0))
+		assert.LessOrEqual(t, d, MaxRetryAfter)
+		if v := strings.Trim(s, " \t\r\n\"'"); isDigits(v) && len(v) <= 64 {
+			assert.True(t, ok, "whole seconds always parse")
+		}
+	})
+}
+
+func FuzzClassify(f *testing.F) {
+	f.Add(22, uint8(0), false, uint8(0), []byte("curl: (22) The requested URL returned error: 503\nRetry-After: 30\n"))
+	f.Add(128, uint8(0), false, uint8(0), []byte("fatal: early EOF\nfatal: index-pack failed"))
+	f.Add(255, uint8(0), false, uint8(0), []byte("git@github.com: Permission denied (publickey)."))
+	f.Add(137, uint8(9), false, uint8(0), []byte("Killed"))
+	f.Add(143, uint8(15), true, uint8(0), []byte("wait 5\n"))
+	f.Add(127, uint8(0), false, uint8(1), []byte(""))
+	f.Add(0, uint8(0), false, uint8(0), []byte("denied\n"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("\xff\xfe\u212A\u017F timeout"))
+	// Classifiers are immutable: build them once for every input.
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+	}
+	plain, err := New(Config{Presets: names})
+	require.NoError(f, err)
+	user := newClassifier(f, rules{
+		retryIf: []string{"(?i)timeout", `5\d\d`}, stopIf: []string{"denied"},
+		retryAfter: []string{`wait (\S+)`}, presets: names,
+	})
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, code int, sig uint8, timedOut bool, start uint8, output []byte) {
+		e := Exit{
+			Code:     ((code % 256) + 256) % 256,
+			Signal:   syscall.Signal(sig % 65),
+			TimedOut: timedOut,
+			Start:    Start(start % 4),
+		}
+		for _, c := range []*Classifier{plain, user} {
+			s := c.NewScan()
+			for line := range bytes.SplitSeq(output, []byte("\n")) {
+				s.Line(line)
+				checkPrefilter(t, c, line)
+			}
+			checkVerdict(t, e, c.Classify(e, s, now))
+		}
+	})
+}
+
+// checkVerdict asserts what every verdict must satisfy.
+func checkVerdict(t *testing.T, e Exit, v Verdict) {
+	t.Helper()
+	require.Contains(t, []Class{Success, Transient, Terminal}, v.Class)
+	if e.Code == 0 && e.Signal == 0 && !e.TimedOut && e.Start == Started {
+		assert.Equal(t, Success, v.Class)
+	}
+	assert.LessOrEqual(t, len(v.Lines), MaxLines)
+	for _, l := range v.Lines {
+		assert.True(t, utf8.ValidString(l))
+		assert.LessOrEqual(t, utf8.RuneCountInString(l), MaxLineChars)
+	}
+	assert.True(t, utf8.ValidString(v.Rule))
+	assert.LessOrEqual(t, utf8.RuneCountInString(v.Rule), 200)
+	if v.HasHint {
+		assert.Equal(t, Transient, v.Class)
+		assert.GreaterOrEqual(t, v.Hint, time.Duration(0))
+		assert.LessOrEqual(t, v.Hint, MaxRetryAfter)
+	} else {
+		assert.Zero(t, v.Hint)
+	}
+}
+
+// checkPrefilter asserts that no matcher's literal test rejects a line its
+// regexp matches.
+func checkPrefilter(t *testing.T, c *Classifier, line []byte) {
+	t.Helper()
+	folded := foldLine(nil, line)
+	for i := range c.matchers {
+		m := &c.matchers[i]
+		if m.re.Match(line) {
+			assert.True(t, m.mayMatch(line, folded, gramsOf(line), gramsOf(folded)), "pattern %q rejected matching line %q", m.re.String(), line)
+		}
+	}
+}
+
+// assertMessageRules checks the house rules for messages: one line,
+// lowercase start, no trailing period.
+func assertMessageRules(t *testing.T, msg string) {
+	t.Helper()
+	assert.NotEmpty(t, msg)
+	assert.NotContains(t, msg, "\n")
+	assert.False(t, strings.HasSuffix(msg, "."), "trailing period: %q", msg)
+	r, _ := utf8.DecodeRuneInString(msg)
+	assert.False(t, unicode.IsUpper(r), "capitalized: %q", msg)
+}

@@ -1,0 +1,89 @@
+package exitcodes
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestMatcherFindsTheLiteralsEveryMatchContains(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		want    []literal
+	}{
+		{`returned error: 503`, []literal{{s: "returned error: 503", fold: false}}},
+		{`returned error: (?:408|429|5[0-9][0-9])\b`, []literal{{s: "returned error: ", fold: false}}},
+		{`ETIMEDOUT|ECONNRESET`, []literal{{s: "TIMEDOUT", fold: false}, {s: "CONNRESET", fold: false}}},
+		{`(?i)connection reset`, []literal{{s: "connection reset", fold: true}}},
+		{`(?i)Connection RESET|refused`, []literal{{s: "connection reset", fold: true}, {s: "refused", fold: true}}},
+		{`x+yz`, []literal{{s: "yz", fold: false}}},
+		{`(abc){2,}`, []literal{{s: "abc", fold: false}}},
+		{`a*`, nil},
+		{`(|abc)`, nil},
+		{`[0-9]+`, nil},
+		{`(?i)straße`, nil},
+		{"\uFFFD", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			t.Parallel()
+			m := newMatcher(regexp.MustCompile(tt.pattern))
+			var got []literal
+			for _, l := range m.need {
+				got = append(got, literal{s: l.s, fold: l.fold})
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestMatcherNeverRejectsALineTheRegexpMatches(t *testing.T) {
+	t.Parallel()
+	patterns := []string{
+		`(?i)connection reset`, `(?i)kelvin`, `(?i)ssl`, `returned error: 5\d\d`, `ETIMEDOUT|ECONNRESET`,
+		`(?i)unauthorized|denied`, `^HTTP/\d 503`, `x+y`,
+	}
+	lines := []string{
+		"Connection RESET by peer", "\u212Aelvin", "\u017F\u017FL error", "curl: (22) The requested URL returned error: 503",
+		"npm ERR! code ECONNRESET", "UNAUTHORIZED", "DENIED", "HTTP/2 503", "xxxy", "nothing here", "\xff\xfe broken utf8 ssl",
+	}
+	for _, p := range patterns {
+		m := newMatcher(regexp.MustCompile(p))
+		for _, l := range lines {
+			folded := foldLine(nil, []byte(l))
+			if m.re.MatchString(l) {
+				assert.True(t, m.mayMatch([]byte(l), folded, gramsOf([]byte(l)), gramsOf(folded)), "pattern %q rejected matching line %q", p, l)
+			}
+		}
+	}
+}
+
+func TestMatcherRejectsLinesWithoutTheLiteral(t *testing.T) {
+	t.Parallel()
+	m := newMatcher(regexp.MustCompile(`returned error: 5\d\d`))
+	assert.False(t, m.mayMatch([]byte("all good"), nil, nil, nil))
+	assert.True(t, m.mayMatch([]byte("returned error: 5xx"), nil, gramsOf([]byte("returned error: 5xx")), nil), "the literal is there; the regexp decides")
+}
+
+func TestFoldLineLowersASCIIAndTheLettersThatFoldToIt(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "kelvin sign and long s: k s é", string(foldLine(nil, []byte("KELVIN Sign AND long S: \u212A \u017F é"))))
+	assert.Equal(t, "\xff", string(foldLine(nil, []byte("\xff"))))
+}
+
+// gramsOf returns the gram set of line.
+func gramsOf(line []byte) *gramSet {
+	var g gramSet
+	g.fill(line)
+	return &g
+}
+
+func TestGramSetRejectsLiteralsTheLineLacks(t *testing.T) {
+	t.Parallel()
+	g := gramsOf([]byte("connection reset by peer"))
+	assert.True(t, g.has(literalGrams("reset by")))
+	assert.True(t, g.has(literalGrams("x")), "a one-byte literal has no bigram to test")
+	assert.False(t, g.has(literalGrams("refused")))
+}

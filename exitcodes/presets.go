@@ -1,0 +1,461 @@
+package exitcodes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// PresetInfo names a preset and says what it covers.
+type PresetInfo struct {
+	// Name is what --preset takes.
+	Name string
+	// Description is one line for people.
+	Description string
+	// Programs are the program names that --preset auto picks it for.
+	Programs []string
+}
+
+// RuleRow is one rule of a preset, for a table: Class is "transient",
+// "terminal" or "hint" (a pattern whose first group is a wait); Exit is the
+// exit statuses it applies to ("any" for any failure); Match is its
+// pattern, or "" when the exit status alone decides.
+type RuleRow struct {
+	Class       string
+	Exit        string
+	Match       string
+	Description string
+}
+
+// presetDef is a preset as data: its patterns are compiled only when a
+// Classifier uses it.
+type presetDef struct {
+	name     string
+	desc     string
+	programs []string
+	rules    []ruleDef
+}
+
+// ruleDef is one preset rule: class applies when the exit status is in exit
+// ("" for any failure) and match ("" for none) matched an output line.
+type ruleDef struct {
+	class Class
+	exit  string
+	match string
+	desc  string
+}
+
+// hintDef is a pattern whose first group is a wait, in milliseconds when
+// millis is set, else in a form ParseRetryAfter reads.
+type hintDef struct {
+	match  string
+	millis bool
+	desc   string
+}
+
+// retryOn and stopOn write rules compactly.
+func retryOn(exit, match, desc string) ruleDef { return ruleDef{Transient, exit, match, desc} }
+func stopOn(exit, match, desc string) ruleDef  { return ruleDef{Terminal, exit, match, desc} }
+
+// HTTP status fragments shared by the presets. Transient statuses are 408
+// Request Timeout, 429 Too Many Requests and 5xx; permanent ones are every
+// other 4xx, and 501 Not Implemented and 505 HTTP Version Not Supported,
+// which no server recovers from by itself.
+const (
+	httpRetry = `(?:408|429|5[0-9][0-9])`
+	httpStop  = `(?:4(?:0[0-79]|1[0-9]|2[0-8]|[3-9][0-9])|501|505)`
+	// httpRetryText and httpStopText are status lines' reason phrases.
+	httpRetryText = `(?:500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|429 Too Many Requests|408 Request Time-?out)`
+)
+
+// commonHints are the built-in wait patterns every preset carries: an HTTP
+// Retry-After header as printed by curl -i, -D - or -v (`< Retry-After:
+// 30`) and wget -S, Amazon's x-amz-retry-after header and gRPC's
+// grpc-retry-pushback-ms trailer, both in milliseconds.
+func commonHints() []hintDef {
+	return []hintDef{
+		{`(?i)^\s*<?\s*retry-after:\s*(\S(?:.*\S)?)\s*$`, false, "Retry-After header: seconds or an HTTP-date"},
+		{`(?i)x-amz-retry-after['"]?\s*[:=]\s*['"]?(\d+)`, true, "x-amz-retry-after header, milliseconds"},
+		{`(?i)grpc-retry-pushback-ms['"]?\s*[:=]?\s*['"]?(\d+)`, true, "gRPC retry pushback, milliseconds"},
+	}
+}
+
+// presetTable returns every preset. It builds the table afresh on each
+// call: there is no package-level state.
+func presetTable() []presetDef {
+	ssh := sshRules()
+	return []presetDef{
+		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules()},
+		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules()},
+		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules()},
+		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: append(ssh.stop, ssh.retry...)},
+		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: rsyncRules(ssh)},
+		{name: "apt", desc: "apt, apt-get and dpkg: locks, mirrors and the network vs missing packages", programs: []string{"apt", "apt-get", "aptitude", "dpkg"}, rules: aptRules()},
+		{name: "docker", desc: "docker and podman: registry and daemon failures vs auth and bad references", programs: []string{"docker", "docker-compose", "podman", "nerdctl"}, rules: dockerRules()},
+		{name: "npm", desc: "npm, yarn and pnpm: registry and network failures vs missing packages", programs: []string{"npm", "yarn", "pnpm"}, rules: npmRules()},
+		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules()},
+		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules()},
+		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules()},
+		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules()},
+		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules()},
+	}
+}
+
+// findPreset looks a preset up by name.
+func findPreset(table []presetDef, name string) (presetDef, bool) {
+	for _, p := range table {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return presetDef{}, false
+}
+
+// presetNames returns the names of the presets in table.
+func presetNames(table []presetDef) []string {
+	names := make([]string, len(table))
+	for i, p := range table {
+		names[i] = p.name
+	}
+	return names
+}
+
+// unknownPreset is the error for a preset name that does not exist.
+func unknownPreset(table []presetDef, name string) error {
+	return fmt.Errorf("unknown preset %q: want auto, none or one of %s", shorten(name, 40), strings.Join(presetNames(table), ", "))
+}
+
+// Presets returns every preset's name, description and programs, in the
+// order --preset auto considers them.
+func Presets() []PresetInfo {
+	table := presetTable()
+	out := make([]PresetInfo, len(table))
+	for i, p := range table {
+		out[i] = PresetInfo{Name: p.name, Description: p.desc, Programs: slices.Clone(p.programs)}
+	}
+	return out
+}
+
+// PresetRules returns the rules of the named preset in the order they are
+// tried, then its wait patterns, as rows for `retry presets NAME`.
+func PresetRules(name string) ([]RuleRow, error) {
+	table := presetTable()
+	p, ok := findPreset(table, name)
+	if !ok {
+		return nil, unknownPreset(table, name)
+	}
+	var rows []RuleRow
+	for _, r := range p.rules {
+		exit := r.exit
+		if exit == "" {
+			exit = "any"
+		}
+		rows = append(rows, RuleRow{Class: r.class.String(), Exit: exit, Match: r.match, Description: r.desc})
+	}
+	for _, h := range commonHints() {
+		rows = append(rows, RuleRow{Class: "hint", Exit: "any", Match: h.match, Description: h.desc})
+	}
+	return rows, nil
+}
+
+// SelectPresets reads a --preset value for the command argv: "auto" picks
+// the preset of the program that argv runs, looking through wrappers (see
+// DetectPreset); "none" turns presets off; other names, comma-separated,
+// are taken as they are and must exist. "auto" may be combined with names
+// ("auto,git"); "none" must stand alone. Duplicates are dropped.
+func SelectPresets(list string, argv []string) ([]string, error) {
+	table := presetTable()
+	var out []string
+	items := strings.Split(list, ",")
+	for _, raw := range items {
+		name := strings.ToLower(strings.TrimSpace(raw))
+		switch name {
+		case "":
+			return nil, fmt.Errorf("empty preset name in %q: want auto, none or one of %s", shorten(list, 60), strings.Join(presetNames(table), ", "))
+		case "none":
+			if len(items) > 1 {
+				return nil, fmt.Errorf("none must stand alone in %q: want none, or a list of auto and %s", shorten(list, 60), strings.Join(presetNames(table), ", "))
+			}
+			return nil, nil
+		case "auto":
+			if p, ok := DetectPreset(argv); ok && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		default:
+			if _, ok := findPreset(table, name); !ok {
+				return nil, unknownPreset(table, name)
+			}
+			if !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, nil
+}
+
+// curlRules are from curl(1), EXIT CODES, and the messages curl prints as
+// "curl: (N) message".
+func curlRules() []ruleDef {
+	return []ruleDef{
+		stopOn("22", `returned error: `+httpStop+`\b`, "HTTP 4xx other than 408 and 429, or 501, 505: the request is wrong"),
+		retryOn("22", `returned error: `+httpRetry+`\b`, "HTTP 408, 429 or 5xx: the server may recover"),
+		stopOn("22", `^(?:< )?HTTP/[0-9.]+ `+httpStop+`\b`, "status line (-i, -v) with a permanent status"),
+		retryOn("22", `^(?:< )?HTTP/[0-9.]+ `+httpRetry+`\b`, "status line (-i, -v) with a transient status"),
+		stopOn("22", "", "HTTP error whose status was not printed (-s without -S): taken as permanent"),
+		stopOn("35", `(?i)wrong version number|unsupported protocol|no protocols available|alert protocol version|no cipher match`, "TLS versions or ciphers that do not match never will"),
+		retryOn("5,6", "", "could not resolve the proxy or host"),
+		retryOn("7", "", "could not connect"),
+		retryOn("16,92,95,96", "", "HTTP/2, HTTP/3 or QUIC error"),
+		retryOn("18", "", "partial file: the transfer was cut"),
+		retryOn("28", "", "operation timed out"),
+		retryOn("35", "", "TLS handshake failed"),
+		retryOn("52", "", "the server sent an empty reply"),
+		retryOn("55,56", "", "failed sending or receiving network data"),
+		retryOn("97", "", "proxy handshake failed"),
+		stopOn("1,3", "", "unsupported protocol or malformed URL"),
+		stopOn("2,4,27,43,48,53,54,66", "", "curl cannot run this request: init, build, memory, option or engine error"),
+		stopOn("9,67,94", "", "access or login denied"),
+		stopOn("19,37,78", "", "the remote or local file does not exist"),
+		stopOn("23,26,63", "", "local read or write error, or maximum file size exceeded"),
+		stopOn("47", "", "too many redirects"),
+		stopOn("58,59,60,77,80,82,83,90,91,98", "", "certificate, pinned key or TLS configuration problem"),
+	}
+}
+
+// wgetRules are from wget(1), EXIT STATUS, and the "ERROR 503: ..." lines it
+// prints.
+func wgetRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `server returned error: HTTP/[0-9.]+ `+httpStop+`\b`, "BusyBox wget (exit 1): permanent HTTP status"),
+		retryOn("", `server returned error: HTTP/[0-9.]+ `+httpRetry+`\b`, "BusyBox wget (exit 1): transient HTTP status"),
+		retryOn("", `wget: bad address|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
+		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
+		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
+		stopOn("8", `awaiting response\.\.\. `+httpStop+`\b`, "status shown while awaiting the response: permanent"),
+		retryOn("8", `awaiting response\.\.\. `+httpRetry+`\b`, "status shown while awaiting the response: transient"),
+		stopOn("8", "", "server error response whose status was not printed (-q): taken as permanent"),
+		retryOn("4", "", "network failure"),
+		stopOn("2", "", "parse error in options, .wgetrc or .netrc"),
+		stopOn("3", "", "file I/O error"),
+		stopOn("5", "", "SSL verification failure"),
+		stopOn("6", "", "username/password authentication failure"),
+	}
+}
+
+// gitRules are from the messages git prints on fatal errors (exit 128) and
+// on failed pushes (exit 1).
+func gitRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `SSL certificate problem|server certificate verification failed|certificate verify failed`, "the server's certificate is not trusted"),
+		stopOn("", `Authentication failed for|Invalid username or (?:password|token)|Support for password authentication was removed|could not read (?:Username|Password) for`, "credentials missing or refused"),
+		stopOn("", `Permission denied \(publickey|Host key verification failed|Permission to \S+ denied`, "ssh key or host key refused"),
+		stopOn("", `Repository not found|repository '.*' not found|does not appear to be a git repository|not a git repository`, "no such repository"),
+		stopOn("", `returned error: `+httpStop+`\b|RPC failed; HTTP `+httpStop+`\b`, "HTTP 4xx other than 408 and 429, or 501, 505"),
+		stopOn("", `pathspec '.*' did not match|couldn't find remote ref|src refspec .* does not match any|unknown revision or path|ambiguous argument|invalid reference: `, "no such revision, ref or path"),
+		stopOn("", `! \[rejected\]|\[remote rejected\] .*(?:hook declined|protected branch|denied)`, "push rejected: fetch first, or a hook refused it"),
+		stopOn("", `CONFLICT \(|Merge conflict in|would be overwritten by|refusing to merge unrelated histories|Not possible to fast-forward`, "the work tree needs a person"),
+		stopOn("", `already exists and is not an empty directory|No space left on device`, "the destination is not usable"),
+		stopOn("", `not our ref|is corrupt|object file .* is empty|bad object`, "the ref was never advertised, or the repository is corrupt"),
+		stopOn("", `is not a git command|unknown option|unknown switch|usage: git `, "usage error"),
+		retryOn("", `remote end hung up|early EOF|index-pack failed|unexpected disconnect while reading sideband|protocol error: bad pack header|transfer closed with outstanding read data`, "the transfer was cut"),
+		retryOn("", `RPC failed|returned error: `+httpRetry+`\b|Internal Server Error|Service Unavailable|Bad Gateway|Gateway Time-?out|Too Many Requests`, "the server failed or asked to slow down"),
+		retryOn("", `Could not resolve host|Could not resolve hostname|Temporary failure in name resolution`, "name resolution failed"),
+		retryOn("", `(?i)connection reset|connection refused|connection timed out|operation timed out|timed out after|Failed to connect to|Couldn't connect to server|Connection closed by|kex_exchange_identification`, "connection failed"),
+		retryOn("", `gnutls_handshake\(\) failed|GnuTLS recv error|SSL_ERROR_SYSCALL|OpenSSL SSL_(?:read|connect)|TLS connection was non-properly terminated|HTTP/2 stream \d+ was not closed cleanly`, "TLS or HTTP/2 stream cut"),
+		retryOn("", `Unable to create '.*\.lock': File exists|cannot lock ref`, "another git process holds a lock"),
+	}
+}
+
+// sshRuleSet are OpenSSH's messages, split so that rsync can put its own
+// rules between them.
+type sshRuleSet struct{ stop, retry []ruleDef }
+
+// sshRules are from the messages OpenSSH's ssh, scp and sftp print; ssh
+// exits 255 on its own errors, scp and sftp 1 or 255.
+func sshRules() sshRuleSet {
+	return sshRuleSet{
+		stop: []ruleDef{
+			stopOn("", `Permission denied|Too many authentication failures`, "authentication refused"),
+			stopOn("", `Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED`, "host key unknown or changed"),
+			stopOn("", `Unable to negotiate with|no matching (?:host key type|key exchange method|cipher|MAC) found`, "no common algorithm"),
+			stopOn("", `Bad configuration option|Bad owner or permissions on|UNPROTECTED PRIVATE KEY FILE|Bad port|usage: (?:ssh|scp|sftp) `, "configuration or usage error"),
+			stopOn("", `No such file or directory|Is a directory|Not a directory`, "no such path"),
+		},
+		retry: []ruleDef{
+			retryOn("", `Could not resolve hostname .*: Temporary failure`, "name resolution failed for now"),
+			retryOn("", `(?i)connection refused|connection reset|connection timed out|operation timed out|no route to host|network is unreachable`, "connection failed"),
+			retryOn("", `Connection closed by|closed by remote host|kex_exchange_identification|ssh_exchange_identification|Broken pipe|Timeout, server .* not responding|lost connection`, "connection dropped"),
+		},
+	}
+}
+
+// rsyncRules are from rsync(1), EXIT VALUES, the "@ERROR:" lines of
+// rsync daemons, and ssh's messages for rsync over ssh.
+func rsyncRules(ssh sshRuleSet) []ruleDef {
+	rules := []ruleDef{
+		stopOn("", `rsync: (?:command )?not found|rsync: No such file or directory`, "rsync is missing on the remote side"),
+		stopOn("", `@ERROR: (?:auth failed|Unknown module|access denied|chroot failed|chdir failed)`, "the daemon refused the module or the login"),
+		stopOn("", `protocol version mismatch`, "protocol incompatibility, such as a shell printing at login"),
+		retryOn("", `@ERROR: max connections \(\d+\) reached`, "the daemon is busy"),
+	}
+	rules = append(rules, ssh.stop...)
+	rules = append(rules, ssh.retry...)
+	return append(rules,
+		retryOn("", `connection unexpectedly closed`, "the connection dropped"),
+		retryOn("10", "", "error in socket I/O"),
+		retryOn("12", "", "error in the rsync protocol data stream"),
+		retryOn("30", "", "timeout in data send/receive"),
+		retryOn("35", "", "timeout waiting for daemon connection"),
+		retryOn("24", "", "source files vanished during the transfer: a new run takes a new file list"),
+		stopOn("1,2,3,4", "", "usage, protocol incompatibility, bad paths or unsupported action"),
+		stopOn("6,11,20,25", "", "log file, file I/O, interrupt or --max-delete"),
+		stopOn("23", "", "partial transfer: some files could not be read or written (permissions, missing paths)"),
+	)
+}
+
+// aptRules are from the "E:" and "Err:" lines of apt, apt-get and dpkg
+// (exit 100, dpkg 2).
+func aptRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `are you root\?|Permission denied`, "not run as root"),
+		stopOn("", `Unable to locate package|has no installation candidate|Version '.*' for '.*' was not found|Couldn't find any package by`, "no such package or version"),
+		stopOn("", `[Uu]nmet dependencies|held broken packages`, "dependencies cannot be met"),
+		stopOn("", `NO_PUBKEY|public key is not available|does not have a Release file|is not signed|no longer has a Release file|Certificate verification failed`, "repository not trusted or not there"),
+		stopOn("", `is not valid yet|Release file for .* is expired`, "the Release file's dates do not fit the clock"),
+		stopOn("", `\b404\s+Not Found|\b403\s+Forbidden|\b401\s+Unauthorized`, "the mirror does not have the file: run apt-get update"),
+		stopOn("", `You don't have enough free space|No space left on device`, "disk full"),
+		stopOn("", `Invalid operation|Command line option .* is not understood|Malformed entry|Type '.*' is not known on line|Conflicting values set for option|list of sources could not be read`, "usage or sources.list error"),
+		stopOn("", `dpkg was interrupted|dpkg: error processing|Sub-process /usr/bin/dpkg returned an error code`, "a package failed to install: dpkg needs a person"),
+		retryOn("", `Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock (?:the administration )?directory|frontend lock was locked by another process|status database is locked|Waiting for cache lock`, "another package manager holds the lock"),
+		retryOn("", `Temporary failure resolving|Could not resolve '|Something wicked happened resolving`, "name resolution failed"),
+		retryOn("", `Hash Sum mismatch|Hashes of expected file|File has unexpected size|Mirror sync in progress`, "the mirror is being synced"),
+		retryOn("", `Failed to fetch .*\s`+httpRetry+`\s|`+httpRetryText, "the mirror failed or asked to slow down"),
+		retryOn("", `(?i)connection timed out|Could not connect to|Unable to connect to|Connection failed|connection reset by peer|Undetermined Error|Could not receive data|Network is unreachable|Cannot initiate the connection`, "connection failed"),
+	}
+}
+
+// dockerRules are from the messages of docker and podman (both exit 125
+// when the engine fails, 1 for CLI errors).
+func dockerRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `(?i)unauthorized|authentication required|requested access to the resource is denied|pull access denied|access forbidden|insufficient_scope|incorrect username or password`, "registry credentials missing or refused"),
+		stopOn("", `permission denied while trying to connect to the Docker daemon`, "not allowed to use the daemon"),
+		stopOn("", `x509: |certificate signed by unknown authority|tls: failed to verify certificate|server gave HTTP response to HTTPS client`, "the registry's certificate is not trusted, or it speaks plain HTTP"),
+		stopOn("", `manifest unknown|No such (?:image|container|object|volume|network)|image not known|no matching manifest for|\bnot found\b`, "no such image, tag or object"),
+		stopOn("", `invalid reference format|short-name .* did not resolve|repository name must be lowercase`, "bad image reference"),
+		stopOn("", `no space left on device`, "disk full"),
+		stopOn("", `unknown flag|unknown shorthand flag|is not a docker command|requires (?:at least|exactly) \d+ arguments?|accepts \d+ arg|dockerfile parse error|unknown instruction`, "usage or Dockerfile error"),
+		stopOn("", `is already in use by container|is already in use`, "name already in use"),
+		retryOn("", `toomanyrequests|Too Many Requests|received unexpected HTTP status: `+httpRetry+`|error parsing HTTP `+httpRetry+` response|`+httpRetryText, "the registry failed or asked to slow down"),
+		retryOn("", `TLS handshake timeout|i/o timeout|Client\.Timeout exceeded|context deadline exceeded|net/http: request canceled`, "the network timed out"),
+		retryOn("", `unexpected EOF|connection reset by peer|connection refused|broken pipe|http2: server sent GOAWAY|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
+		retryOn("", `Cannot connect to the Docker daemon at .* Is the docker daemon running`, "the daemon is not up yet"),
+	}
+}
+
+// npmRules are from the "npm ERR! code" (npm error code) lines of npm,
+// "error An unexpected error occurred" of yarn 1, the YN codes of yarn 2+ and
+// the ERR_PNPM codes of pnpm.
+func npmRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `\bE`+httpStop+`\b|ERR_PNPM_FETCH_`+httpStop+`\b|\b(?:400 Bad Request|401 Unauthorized|403 Forbidden|404 Not Found|405 Method Not Allowed|409 Conflict|410 Gone)\b|Response Code: `+httpStop+`\b|is not in (?:this|the npm) registry|Couldn't find package|: Not found"`, "the registry refused the request or has no such package"),
+		stopOn("", `\bENOTFOUND\b`, "the registry host does not exist (a failing resolver gives EAI_AGAIN)"),
+		stopOn("", `\bENEEDAUTH\b|\bEOTP\b|Unable to authenticate|You must be logged in|Incorrect or missing password`, "credentials missing or refused"),
+		stopOn("", `\bEACCES\b|\bENOSPC\b|no space left on device`, "local permissions or disk full"),
+		stopOn("", `\bERESOLVE\b|unable to resolve dependency tree|\bETARGET\b|No matching version found|ERR_PNPM_NO_MATCHING_VERSION|ERR_PNPM_PEER_DEP_ISSUES`, "dependencies cannot be resolved"),
+		stopOn("", `\bEINTEGRITY\b|integrity checksum failed|ERR_PNPM_TARBALL_INTEGRITY|Integrity check failed`, "integrity mismatch: never retried blindly, it may be tampering"),
+		stopOn("", `frozen-lockfile|lockfile needs to be updated|ERR_PNPM_OUTDATED_LOCKFILE|can only install packages when your package\.json and package-lock\.json|lockfile would have been modified`, "the lockfile is out of date"),
+		stopOn("", `Missing script|ERR_PNPM_NO_SCRIPT|Command ".*" not found|\bEUSAGE\b|Unknown command|\bENOENT\b|\bEBADENGINE\b|\bEBADPLATFORM\b`, "usage, missing file or unsupported engine"),
+		retryOn("", `\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|EPIPE|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|ERR_SOCKET_TIMEOUT)\b|socket hang up|network aborted|network timeout at`, "the network failed"),
+		retryOn("", `\bE`+httpRetry+`\b|ERR_PNPM_FETCH_`+httpRetry+`\b|Response Code: `+httpRetry+`\b|Response code `+httpRetry+`\b|Request failed \\?"`+httpRetry+`|`+httpRetryText, "the registry failed or asked to slow down"),
+		retryOn("", `There appears to be trouble with your network connection`, "yarn saw the network fail"),
+	}
+}
+
+// pipRules are from the "ERROR:" lines of pip and the urllib3 warnings it
+// prints while it retries.
+func pipRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `CERTIFICATE_VERIFY_FAILED|certificate verify failed`, "the index's certificate is not trusted"),
+		stopOn("", `Could not find a version that satisfies the requirement .*\(from versions: [0-9]`, "the index answered, and no version fits"),
+		stopOn("", `DO NOT MATCH THE HASHES|hash mismatch|Expected sha256`, "hash mismatch: never retried blindly, it may be tampering"),
+		stopOn("", `(?i)ResolutionImpossible|conflicting dependencies|requires? a different python|externally-managed-environment`, "the requirements cannot be met here"),
+		stopOn("", `Could not open requirements file|Invalid requirement|No such file or directory|is not a valid editable requirement|\[Errno 13\] Permission denied|\[Errno 28\] No space left on device|no such option`, "usage, missing file, permissions or disk full"),
+		stopOn("", `HTTP error `+httpStop+`\b|\b`+httpStop+` Client Error`, "the index refused the request"),
+		retryOn("", `ReadTimeoutError|ConnectTimeoutError|NewConnectionError|Read timed out|Connection reset by peer|ConnectionResetError|RemoteDisconnected|IncompleteRead|ProtocolError|ProxyError|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|connection broken by`, "the network failed"),
+		retryOn("", `HTTP error `+httpRetry+`\b|\b`+httpRetry+` Server Error|`+httpRetryText, "the index failed or asked to slow down"),
+		stopOn("", `No matching distribution found|Could not find a version that satisfies`, "no such package or version"),
+		stopOn("", `subprocess-exited-with-error|Failed building wheel|metadata-generation-failed|legacy-install-failure`, "building a package failed"),
+	}
+}
+
+// goRules are from the messages of the go command's module downloads
+// (go mod download, go get, go install, go build).
+func goRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `checksum mismatch|SECURITY ERROR`, "checksum mismatch: never retried blindly, it may be tampering"),
+		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
+		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
+		stopOn("", `cannot find module providing package|cannot find package|no required module provides package|found, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in std|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
+		stopOn("", `no space left on device`, "disk full"),
+		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
+		retryOn("", `connection reset|connection refused|unexpected EOF|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
+		retryOn("", httpRetryText+`|\b`+httpRetry+` (?:Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out|Too Many Requests)`, "the proxy failed or asked to slow down"),
+	}
+}
+
+// kubectlRules are from kubectl's "Error from server (Reason)" lines and
+// client errors, and helm's "Error:" lines.
+func kubectlRules() []ruleDef {
+	return []ruleDef{
+		retryOn("", `failed calling webhook`, "an admission webhook is not ready yet"),
+		stopOn("", `(?:localhost|127\.0\.0\.1):8080`, "no kubeconfig: kubectl fell back to localhost:8080"),
+		stopOn("", `x509: |certificate signed by unknown authority|certificate has expired|tls: failed to verify`, "the API server's certificate is not trusted"),
+		stopOn("", `(?i)getting credentials: |You must be logged in to the server|\(Unauthorized\)|\bUnauthorized\b|provide credentials`, "credentials missing or refused"),
+		stopOn("", `\(Forbidden\)|is forbidden: |\bforbidden: User`, "RBAC refused the request"),
+		stopOn("", `\(NotFound\)|\bnot found\b|\b404\b|doesn't have a resource type|no matches for kind|could not find the requested resource`, "no such object, resource type or chart"),
+		stopOn("", `error validating|ValidationError|unknown field|error converting YAML|error parsing|YAML parse error|json: cannot unmarshal|is invalid: |\(Invalid\)|\(BadRequest\)|parse error|template: `, "invalid manifest or chart"),
+		stopOn("", `unknown flag|unknown shorthand flag|unknown command|required flag\(s\)|accepts \d+ arg|must specify|does not exist|no objects passed to`, "usage error or missing file or context"),
+		stopOn("", `\(AlreadyExists\)|already exists|cannot re-use a name that is still in use`, "already exists"),
+		retryOn("", `the object has been modified`, "conflict with a concurrent update: read again and retry"),
+		retryOn("", `connection to the server .* was refused|Unable to connect to the server|Kubernetes cluster unreachable|error dialing backend`, "cannot reach the API server"),
+		retryOn("", `the server is currently unable to handle the request|\((?:ServiceUnavailable|InternalError|Timeout|TooManyRequests)\)|etcdserver: |the server was unable to return a response|has received too many requests`, "the API server failed or asked to slow down"),
+		retryOn("", `TLS handshake timeout|context deadline exceeded|i/o timeout|connection reset by peer|http2: client connection lost|unexpected EOF|net/http: request canceled|code = Unavailable`, "the connection failed or timed out"),
+	}
+}
+
+// terraformRules are from terraform's "Error:" blocks and the AWS, Google
+// and Azure errors its providers pass on.
+func terraformRules() []ruleDef {
+	return []ruleDef{
+		retryOn("", `Error acquiring the state lock|Error locking state`, "another run holds the state lock"),
+		stopOn("", `Error: (?:Invalid reference|Unsupported argument|Missing required argument|Unsupported block type|Reference to undeclared|Invalid value for|Invalid function argument|Duplicate |Argument or block definition required|Unsupported attribute|Incorrect attribute value type|No value for required variable|Invalid expression|Invalid block definition|Unclosed configuration block|Invalid count argument|Invalid for_each argument|Cycle: )`, "configuration error"),
+		stopOn("", `Error: (?:Module not installed|Backend initialization required|Inconsistent dependency lock file|Unsupported Terraform Core version|Missing required provider|Invalid provider configuration|Invalid legacy provider address)|does not have a provider named`, "init needed or providers wrong"),
+		stopOn("", `AccessDenied|UnauthorizedOperation|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|AuthFailure|AuthorizationFailed|no valid credential sources|(?:StatusCode|status code): 40[13]\b|Error 40[13]\b`, "credentials or permissions refused"),
+		stopOn("", `AlreadyExists|already exists|Error 409\b`, "already exists"),
+		stopOn("", `NoSuchBucket|[Bb]ucket .* does not exist`, "the state bucket does not exist"),
+		stopOn("", `InvalidParameterValue|ValidationError|ValidationException|MalformedPolicyDocument`, "the provider rejected the arguments"),
+		stopOn("2", "", "plan -detailed-exitcode: changes present, not a failure to retry"),
+		retryOn("", `RequestLimitExceeded|Throttling|TooManyRequestsException|Rate exceeded|rateLimitExceeded|(?:StatusCode|status code): 429\b|Error 429\b`, "the API asked to slow down"),
+		retryOn("", `(?:StatusCode|status code|Status)[:=] ?5[0-9][0-9]\b|Error 5[0-9][0-9]\b|Internal(?:Server)?Error|InternalFailure|ServiceUnavailable|backendError|InsufficientInstanceCapacity|RequestTimeout|`+httpRetryText, "the API failed or has no capacity now"),
+		retryOn("", `connection reset by peer|TLS handshake timeout|i/o timeout|Client\.Timeout exceeded|context deadline exceeded|unexpected EOF|connection refused|Temporary failure in name resolution|server misbehaving|could not connect to registry|failed to request discovery document`, "the connection failed or timed out"),
+	}
+}
+
+// awsRules are from the AWS CLI's return codes and its "An error occurred
+// (Code) when calling the Operation operation" lines.
+func awsRules() []ruleDef {
+	return []ruleDef{
+		stopOn("252", "", "command syntax invalid, unknown parameter or bad value"),
+		stopOn("253", "", "environment or configuration invalid, such as missing credentials"),
+		stopOn("", `\((?:AccessDenied|AccessDeniedException|UnauthorizedOperation|UnauthorizedException|InvalidClientTokenId|UnrecognizedClientException|SignatureDoesNotMatch|InvalidAccessKeyId|AuthFailure|ExpiredToken|ExpiredTokenException|RequestExpired|InvalidToken|OptInRequired|MissingAuthenticationToken|InvalidSignatureException|IncompleteSignature|NotAuthorized|NotAuthorizedException|403)\)`, "credentials or permissions refused: expired tokens must be renewed outside the command"),
+		stopOn("", `\([A-Za-z.]*(?:NotFound|NoSuch)[A-Za-z.]*\)|\(404\)`, "no such bucket, key or resource"),
+		stopOn("", `\((?:ValidationError|ValidationException|InvalidParameterValue|InvalidParameterException|InvalidParameterCombination|InvalidRequest|InvalidArgument|MalformedPolicyDocument|MissingParameter|BadRequest|SerializationException|InvalidInput|400)\)|\([A-Za-z]*(?:AlreadyExists|AlreadyOwnedByYou)[A-Za-z]*\)`, "the request is invalid or conflicts with what exists"),
+		stopOn("", `Unable to locate credentials|The config profile .* could not be found|You must specify a region|Invalid endpoint|Parameter validation failed|Unknown options|Invalid choice|the following arguments are required|Error parsing parameter|Token has expired and refresh failed|SSO session .* has expired|Error loading SSO Token|Unable to parse config file|Partial credentials found|CERTIFICATE_VERIFY_FAILED`, "usage, configuration or certificate error"),
+		retryOn("", `\((?:Throttling|ThrottlingException|ThrottledException|RequestLimitExceeded|TooManyRequestsException|ProvisionedThroughputExceededException|RequestThrottled|RequestThrottledException|SlowDown|EC2ThrottledException|BandwidthLimitExceeded|PriorRequestNotComplete|TransactionInProgressException|OperationAborted|ConcurrentModificationException|TooManyUpdates|429)\)`, "the service asked to slow down"),
+		retryOn("", `\((?:ServiceUnavailable|ServiceUnavailableException|Unavailable|InternalError|InternalFailure|InternalServerError|InternalServerException|RequestTimeout|RequestTimeoutException|IDPCommunicationError|5[0-9][0-9])\)`, "the service failed or timed out"),
+		retryOn("", `Connection was closed before we received a valid response|Read timeout on endpoint URL|Connect timeout on endpoint URL|Could not connect to the endpoint URL|Connection reset by peer|EOF occurred in violation of protocol`, "the connection failed or timed out"),
+		stopOn("", `An error occurred \([A-Za-z0-9.]+\) when calling`, "any other service error: the CLI already retried the transient ones"),
+		stopOn("2", "", "parse failure, or s3 skipped files that cannot be read"),
+	}
+}

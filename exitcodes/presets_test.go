@@ -1,0 +1,89 @@
+package exitcodes
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEveryPresetCompilesAndDescribesItself(t *testing.T) {
+	t.Parallel()
+	infos := Presets()
+	require.NotEmpty(t, infos)
+	var names []string
+	for _, p := range infos {
+		names = append(names, p.Name)
+		assert.NotEmpty(t, p.Description, p.Name)
+		assert.NotEmpty(t, p.Programs, p.Name)
+	}
+	c, err := New(Config{Presets: names})
+	require.NoError(t, err)
+	assert.Equal(t, names, c.Presets())
+}
+
+func TestPresetRulesListsEveryRuleThenTheHints(t *testing.T) {
+	t.Parallel()
+	for _, p := range Presets() {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			rows, err := PresetRules(p.Name)
+			require.NoError(t, err)
+			require.NotEmpty(t, rows)
+			hints := 0
+			for _, r := range rows {
+				assert.Contains(t, []string{"transient", "terminal", "hint"}, r.Class)
+				assert.NotEmpty(t, r.Description)
+				assert.NotEmpty(t, r.Exit)
+				if r.Match != "" {
+					_, err := regexp.Compile(r.Match)
+					assert.NoError(t, err, r.Match)
+				}
+				if r.Exit != "any" {
+					_, err := ParseExitList(r.Exit)
+					assert.NoError(t, err, r.Exit)
+				}
+				if r.Class == "hint" {
+					hints++
+				} else {
+					assert.Zero(t, hints, "hints come after the rules")
+				}
+			}
+			assert.Equal(t, len(commonHints()), hints)
+		})
+	}
+}
+
+func TestPresetRulesRejectsAnUnknownName(t *testing.T) {
+	t.Parallel()
+	_, err := PresetRules("nope")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown preset "nope": want auto, none or one of curl,`)
+}
+
+func TestPresetsHaveDistinctNamesAndPrograms(t *testing.T) {
+	t.Parallel()
+	seen := map[string]string{}
+	for _, p := range Presets() {
+		for _, prog := range append([]string{"preset " + p.Name}, p.Programs...) {
+			other, dup := seen[prog]
+			assert.False(t, dup, "%s is claimed by %s and %s", prog, other, p.Name)
+			seen[prog] = p.Name
+		}
+	}
+}
+
+func TestHTTPStatusFragmentsSplitEveryStatus(t *testing.T) {
+	t.Parallel()
+	retry := regexp.MustCompile(`^` + httpRetry + `$`)
+	stop := regexp.MustCompile(`^` + httpStop + `$`)
+	for code := 400; code <= 599; code++ {
+		s := strconv.Itoa(code)
+		wantRetry := code == 408 || code == 429 || code >= 500
+		wantStop := (code < 500 && !wantRetry) || code == 501 || code == 505
+		assert.Equal(t, wantRetry, retry.MatchString(s), "retry %d", code)
+		assert.Equal(t, wantStop, stop.MatchString(s), "stop %d", code)
+	}
+}
