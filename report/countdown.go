@@ -1,0 +1,132 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"retry/runner"
+)
+
+// Terminal control sequences the countdown uses.
+const (
+	eraseLine = "\r\x1b[K" // back to the start of the line, erase it
+	dim       = "\x1b[2m"
+	reset     = "\x1b[0m"
+)
+
+// Countdown shows a live line on a terminal while retry waits before the
+// next attempt:
+//
+//	retry: attempt 4/5 in 7s (slow phase) — Ctrl-C to stop
+//
+// rewritten in place each second, and erased when the next attempt starts
+// or the run ends, so nothing else ever lands on it. The caller turns it on
+// only when W is a terminal (never for a file, a pipe or CI logs).
+//
+// Observe must see each event before any other renderer that writes to W,
+// so the line is gone before they print. The runner calls Observe from one
+// goroutine; while a wait is shown, a goroutine of the Countdown's own
+// rewrites the line, and it has ended by the time Observe or Stop returns.
+type Countdown struct {
+	// W is the terminal, usually stderr.
+	W io.Writer
+	// Min is the shortest wait worth a countdown: waits of Min or less show
+	// nothing. cmd uses one second.
+	Min time.Duration
+	// Color dims the line. The caller sets it only when W is a terminal
+	// and the user has not asked for no colour (see UseColor).
+	Color bool
+
+	stop chan struct{} // closed to end the goroutine
+	done chan struct{} // closed when the goroutine has ended
+}
+
+// UseColor reports whether colour may be used on a stream: only on a
+// terminal, and never when NO_COLOR is set to a non-empty value in env
+// (KEY=VALUE pairs), as https://no-color.org asks.
+func UseColor(terminal bool, env []string) bool {
+	if !terminal {
+		return false
+	}
+	for i := len(env) - 1; i >= 0; i-- { // the last setting wins, as in getenv
+		if v, ok := strings.CutPrefix(env[i], "NO_COLOR="); ok {
+			return v == ""
+		}
+	}
+	return true
+}
+
+// Observe starts the countdown when an attempt is followed by a wait longer
+// than Min, and erases it when the next attempt starts or the run ends; it
+// is a runner.Config.Observe function.
+func (c *Countdown) Observe(e runner.Event) {
+	c.Stop()
+	if e, ok := e.(*runner.AttemptEnded); ok {
+		next := e.Outcome.Next
+		if !e.Final && next.Retry && next.Wait > c.Min {
+			c.start(e.Outcome.Attempt+1, e.Max, next.Phase.String(), next.Wait)
+		}
+	}
+}
+
+// Stop erases the countdown line, if one is shown, and ends its goroutine.
+// Observe calls it for every event; the caller may call it too, at any
+// time, when it is about to write to W for another reason.
+func (c *Countdown) Stop() {
+	if c.stop == nil {
+		return
+	}
+	close(c.stop)
+	<-c.done
+	c.stop, c.done = nil, nil
+	_, _ = io.WriteString(c.W, eraseLine)
+}
+
+// start shows the line for a wait of d before attempt n of max, and
+// starts the goroutine that rewrites it each second until d has passed or
+// Stop is called.
+func (c *Countdown) start(n, max int, phase string, d time.Duration) {
+	end := time.Now().Add(d)
+	c.stop, c.done = make(chan struct{}), make(chan struct{})
+	draw := func(left time.Duration) {
+		line := fmt.Sprintf("retry: attempt %s in %s (%s phase) — Ctrl-C to stop",
+			attemptCount(n, max), Duration(left), phase)
+		if c.Color {
+			line = dim + line + reset
+		}
+		_, _ = io.WriteString(c.W, "\r"+line+"\x1b[K")
+	}
+	left := wholeSeconds(d)
+	draw(left)
+	go c.tick(end, left, draw, c.stop, c.done)
+}
+
+// tick redraws the line each time the whole seconds left change, shown
+// rounded up so it never promises less time than is left. It returns when
+// stop is closed or the wait is over; the line stays until Stop erases it.
+func (c *Countdown) tick(end time.Time, shown time.Duration, draw func(time.Duration), stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTimer(time.Until(end) - (shown - time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		shown = wholeSeconds(left)
+		draw(shown)
+		t.Reset(left - (shown - time.Second))
+	}
+}
+
+// wholeSeconds rounds d up to whole seconds.
+func wholeSeconds(d time.Duration) time.Duration {
+	return (d + time.Second - 1) / time.Second * time.Second
+}

@@ -1,0 +1,154 @@
+package report
+
+import (
+	"time"
+
+	"retry/exitcodes"
+	"retry/policy"
+	"retry/runner"
+)
+
+// Outcome names how a whole run ended, as the JSON log, the report file and
+// the metrics show it. (A runner.Outcome is one attempt; an Outcome is the
+// run.)
+type Outcome string
+
+// The outcomes of a run. The runner's stop reasons map onto the first five
+// (see OutcomeOf); the caller sets the last two, which the runner does not
+// know about.
+const (
+	// OutcomeSuccess means an attempt succeeded.
+	OutcomeSuccess Outcome = "success"
+	// OutcomeExhausted means the last allowed attempt failed.
+	OutcomeExhausted Outcome = "exhausted"
+	// OutcomeDeadline means the total deadline ended the run: it stopped an
+	// attempt, or the next wait (computed or asked for) would have passed it.
+	OutcomeDeadline Outcome = "deadline"
+	// OutcomeTerminal means an attempt failed in a way retrying cannot fix.
+	OutcomeTerminal Outcome = "terminal"
+	// OutcomeCancelled means a signal stopped the run.
+	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeBreakerOpen means the command was not run because its circuit
+	// breaker was open and no fallback ran.
+	OutcomeBreakerOpen Outcome = "breaker-open"
+	// OutcomeFallback means the run failed or was refused and the fallback
+	// command ran instead.
+	OutcomeFallback Outcome = "fallback"
+)
+
+// Outcomes returns every Outcome, in the order the documentation lists them.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeSuccess, OutcomeExhausted, OutcomeDeadline, OutcomeTerminal,
+		OutcomeCancelled, OutcomeBreakerOpen, OutcomeFallback}
+}
+
+// OutcomeOf names the ending of a run that the runner stopped for s. A
+// Retry-After hint that would pass the deadline counts as OutcomeDeadline.
+// A stop reason it does not know is named by its String.
+func OutcomeOf(s runner.Stop) Outcome {
+	switch s {
+	case runner.Succeeded:
+		return OutcomeSuccess
+	case runner.Exhausted:
+		return OutcomeExhausted
+	case runner.Deadline, runner.HintPastDeadline:
+		return OutcomeDeadline
+	case runner.Terminal:
+		return OutcomeTerminal
+	case runner.Cancelled:
+		return OutcomeCancelled
+	}
+	return Outcome(s.String())
+}
+
+// Ending is a finished run as the caller knows it: the runner's Result
+// together with what only the caller decides, the outcome's name and
+// retry's exit code. Report shows both and decides neither.
+type Ending struct {
+	Result runner.Result
+	// Outcome names the ending; empty means OutcomeOf(Result.Stop). The
+	// caller sets it for endings the runner cannot know, such as
+	// OutcomeBreakerOpen (with an empty Result.Attempts) or OutcomeFallback.
+	Outcome Outcome
+	// ExitCode is retry's own exit code, as cmd computed it.
+	ExitCode int
+}
+
+func (e Ending) outcome() Outcome {
+	if e.Outcome != "" {
+		return e.Outcome
+	}
+	return OutcomeOf(e.Result.Stop)
+}
+
+// end is when the run ended.
+func (e Ending) end() time.Time { return e.Result.Start.Add(e.Result.Elapsed) }
+
+// lastError describes the last attempt's failure, or is nil when the run
+// succeeded or made no attempt.
+func (e Ending) lastError() *string {
+	if len(e.Result.Attempts) == 0 || e.Result.Stop == runner.Succeeded {
+		return nil
+	}
+	return some(Failure(e.Result.Last()))
+}
+
+// facts is one attempt reduced to plain values, shared by the JSON log and
+// the report file. Every field of runner.Outcome that machines see passes
+// through attemptFacts, so a field added to Outcome (or Verdict) is added to
+// both outputs here.
+type facts struct {
+	ExitCode    int
+	Signal      *string // "SIGTERM", or nil when no signal killed it
+	TimedOut    bool
+	DeadlineHit bool
+	Class       string
+	Rule        *string // nil for the plain defaults
+	Error       *string // why it could not start, or nil
+	// WaitMS and WaitPhase are the wait before the next attempt, nil when
+	// there is no next attempt.
+	WaitMS    *int64
+	WaitPhase *string
+	// RetryAfterMS is the wait the command asked for (Retry-After) when the
+	// policy weighed it after this attempt, used or refused; nil otherwise.
+	RetryAfterMS *int64
+}
+
+func attemptFacts(o runner.Outcome) facts {
+	f := facts{
+		ExitCode:    o.Exit.Code,
+		TimedOut:    o.Exit.TimedOut,
+		DeadlineHit: o.DeadlineHit,
+		Class:       o.Verdict.Class.String(),
+	}
+	if o.Exit.Signal != 0 {
+		f.Signal = some(exitcodes.SignalName(o.Exit.Signal))
+	}
+	if o.Verdict.Rule != "" {
+		f.Rule = some(o.Verdict.Rule)
+	}
+	if o.Err != nil {
+		f.Error = some(OneLine(o.Err.Error()))
+	}
+	if o.Next.Retry {
+		f.WaitMS = some(millis(o.Next.Wait))
+		f.WaitPhase = some(o.Next.Phase.String())
+	}
+	if o.Next.Phase == policy.Hint {
+		f.RetryAfterMS = some(millis(o.Next.Bound))
+	}
+	return f
+}
+
+// timestamp formats t as RFC 3339 in UTC with milliseconds:
+// 2026-01-02T15:04:05.000Z.
+func timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// millis rounds d to whole milliseconds.
+func millis(d time.Duration) int64 {
+	return d.Round(time.Millisecond).Milliseconds()
+}
+
+func some[T any](v T) *T { return &v }

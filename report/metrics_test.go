@@ -1,0 +1,273 @@
+package report
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parseMetrics reads path as node_exporter would.
+func parseMetrics(t *testing.T, path string) map[string]*dto.MetricFamily {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	families, err := p.TextToMetricFamilies(f)
+	require.NoError(t, err)
+	return families
+}
+
+// value returns the value of the series of metric with exactly labels
+// (name, value, name, value…), failing the test if there is none.
+func value(t *testing.T, families map[string]*dto.MetricFamily, metric string, labels ...string) float64 {
+	t.Helper()
+	f := families[metric]
+	require.NotNil(t, f, "no %s", metric)
+	want := map[string]string{}
+	for i := 0; i < len(labels); i += 2 {
+		want[labels[i]] = labels[i+1]
+	}
+	for _, m := range f.Metric {
+		got := map[string]string{}
+		for _, l := range m.Label {
+			got[l.GetName()] = l.GetValue()
+		}
+		if assert.ObjectsAreEqual(want, got) {
+			if f.GetType() == dto.MetricType_COUNTER {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	require.Failf(t, "no series", "%s%v", metric, want)
+	return 0
+}
+
+func writeRun(t *testing.T, path, name string, e Ending) {
+	t.Helper()
+	m := &MetricsFile{Path: path, Name: name}
+	warning, err := m.Write(context.Background(), e)
+	require.NoError(t, err)
+	require.Empty(t, warning)
+}
+
+func TestMetricsFileHasHelpTypeAndOneSeriesPerMetric(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	_, end := scriptedRun()
+	writeRun(t, path, "curl", end)
+
+	families := parseMetrics(t, path)
+	for name, typ := range map[string]dto.MetricType{
+		"retry_attempts_total":             dto.MetricType_COUNTER,
+		"retry_runs_total":                 dto.MetricType_COUNTER,
+		"retry_last_run_timestamp_seconds": dto.MetricType_GAUGE,
+		"retry_last_run_duration_seconds":  dto.MetricType_GAUGE,
+		"retry_last_attempts":              dto.MetricType_GAUGE,
+	} {
+		require.Contains(t, families, name)
+		assert.Equal(t, typ, families[name].GetType(), name)
+		assert.NotEmpty(t, families[name].GetHelp(), name)
+	}
+	assert.Equal(t, 5.0, value(t, families, "retry_attempts_total", "name", "curl"))
+	assert.Equal(t, 1.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "exhausted"))
+	assert.Equal(t, 0.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "success"),
+		"every outcome has a series from the first run, so increase() sees its first change")
+	assert.Len(t, families["retry_runs_total"].Metric, len(Outcomes()))
+	assert.InDelta(t, float64(end.end().UnixMilli())/1000, value(t, families, "retry_last_run_timestamp_seconds", "name", "curl"), 1e-3)
+	assert.InDelta(t, 10.916, value(t, families, "retry_last_run_duration_seconds", "name", "curl"), 1e-9)
+	assert.Equal(t, 5.0, value(t, families, "retry_last_attempts", "name", "curl"))
+
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm(), "node_exporter runs as another user")
+}
+
+func TestMetricsCountersAccumulateAcrossRunsAndGaugesShowTheLast(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	all := endings()
+	runs := []Ending{all["attempts exhausted"], all["success after a retry"], all["success after a retry"]}
+	for _, e := range runs {
+		writeRun(t, path, "curl", e)
+	}
+	families := parseMetrics(t, path)
+	assert.Equal(t, 9.0, value(t, families, "retry_attempts_total", "name", "curl"), "5 + 2 + 2")
+	assert.Equal(t, 1.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "exhausted"))
+	assert.Equal(t, 2.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "success"))
+	assert.Equal(t, 0.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "terminal"))
+	assert.Equal(t, 2.0, value(t, families, "retry_last_attempts", "name", "curl"))
+	assert.InDelta(t, 0.3, value(t, families, "retry_last_run_duration_seconds", "name", "curl"), 1e-9)
+}
+
+func TestMetricsFileSharedByTwoNamesKeepsEachNamesSeries(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	all := endings()
+	writeRun(t, path, "curl", all["attempts exhausted"])
+	writeRun(t, path, "deploy", all["terminal: command not found"])
+	writeRun(t, path, "curl", all["success after a retry"])
+
+	families := parseMetrics(t, path)
+	assert.Equal(t, 7.0, value(t, families, "retry_attempts_total", "name", "curl"))
+	assert.Equal(t, 1.0, value(t, families, "retry_attempts_total", "name", "deploy"))
+	assert.Equal(t, 1.0, value(t, families, "retry_runs_total", "name", "deploy", "outcome", "terminal"))
+	assert.Equal(t, 1.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "success"))
+	assert.Equal(t, 0.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "terminal"))
+	assert.Equal(t, 1.0, value(t, families, "retry_last_attempts", "name", "deploy"))
+	assert.Equal(t, 2.0, value(t, families, "retry_last_attempts", "name", "curl"))
+	assert.Len(t, families["retry_runs_total"].Metric, 2*len(Outcomes()))
+}
+
+func TestMetricsFileKeepsOtherMetricsInTheFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	require.NoError(t, os.WriteFile(path, []byte(
+		"# HELP backup_last_success_timestamp_seconds Set by the backup script.\n"+
+			"# TYPE backup_last_success_timestamp_seconds gauge\n"+
+			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n"), 0o644))
+	writeRun(t, path, "curl", endings()["success after a retry"])
+	families := parseMetrics(t, path)
+	assert.Equal(t, 1.7e9, value(t, families, "backup_last_success_timestamp_seconds", "job", "db"))
+	assert.Equal(t, "Set by the backup script.", families["backup_last_success_timestamp_seconds"].GetHelp())
+	assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"))
+}
+
+func TestMetricsFileThatIsCorruptIsReplacedWithAWarning(t *testing.T) {
+	t.Parallel()
+	for name, previous := range map[string]string{
+		"not the text format": "retry_attempts_total{name=\"curl\" 12\n",
+		"binary garbage":      "\x00\x01\x02",
+		"one of ours with another type": "# TYPE retry_attempts_total gauge\n" +
+			"retry_attempts_total{name=\"curl\"} 12\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "retry.prom")
+			require.NoError(t, os.WriteFile(path, []byte(previous), 0o644))
+			m := &MetricsFile{Path: path, Name: "curl"}
+			warning, err := m.Write(context.Background(), endings()["success after a retry"])
+			require.NoError(t, err)
+			assert.Contains(t, warning, path)
+			assert.Contains(t, warning, "replaced it")
+			assert.NotContains(t, warning, "\n")
+			assert.False(t, strings.HasPrefix(warning, "retry:"), "the caller adds the prefix")
+			families := parseMetrics(t, path)
+			assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"), "counting starts again")
+		})
+	}
+}
+
+func TestMetricsFileThatCannotBeReadIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	require.NoError(t, os.Mkdir(path, 0o755))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "metrics file: ")
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.True(t, info.IsDir())
+}
+
+func TestMetricsLabelValuesAreEscaped(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	name := "say \"hi\"\\\nbye, {x=\"1\"}"
+	writeRun(t, path, name, endings()["success after a retry"])
+	writeRun(t, path, name, endings()["success after a retry"])
+	families := parseMetrics(t, path)
+	assert.Equal(t, 4.0, value(t, families, "retry_attempts_total", "name", name), "the name reads back exactly, and matches")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `name="say \"hi\"\\\nbye, {x=\"1\"}"`)
+}
+
+func TestMetricsFileNeedsAName(t *testing.T) {
+	t.Parallel()
+	m := &MetricsFile{Path: filepath.Join(t.TempDir(), "retry.prom")}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "name")
+}
+
+func TestConcurrentMetricsWritersLoseNoCount(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	const writers, runs = 4, 5
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			name := []string{"curl", "deploy"}[w%2]
+			for range runs {
+				m := &MetricsFile{Path: path, Name: name}
+				_, err := m.Write(context.Background(), endings()["success after a retry"])
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	families := parseMetrics(t, path)
+	for _, name := range []string{"curl", "deploy"} {
+		assert.Equal(t, float64(writers/2*runs), value(t, families, "retry_runs_total", "name", name, "outcome", "success"), name)
+		assert.Equal(t, float64(writers/2*runs*2), value(t, families, "retry_attempts_total", "name", name), name)
+	}
+}
+
+func TestMetricsWriterWaitsForTheLockOnlyAsLongAsItMay(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	holder, err := lockFile(context.Background(), path+".lock", time.Second)
+	require.NoError(t, err)
+	defer holder()
+
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		m := &MetricsFile{Path: path, Name: "curl", LockWait: 2 * time.Second}
+		_, err := m.Write(context.Background(), endings()["success after a retry"])
+		assert.ErrorContains(t, err, "still held by another process after 2s")
+		assert.Equal(t, 2*time.Second, time.Since(start), "in virtual time")
+
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		start = time.Now()
+		_, err = m.Write(ctx, endings()["success after a retry"])
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, 300*time.Millisecond, time.Since(start), "cancellation ends the wait at once")
+	})
+	_, err = os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written without the lock")
+}
+
+func TestMetricsWriterTakesTheLockOnceItIsFree(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	synctest.Test(t, func(t *testing.T) {
+		holder, err := lockFile(context.Background(), path+".lock", time.Second)
+		require.NoError(t, err)
+		go func() {
+			time.Sleep(time.Second) // virtual time: the other writer holds the lock for 1s
+			holder()
+		}()
+		start := time.Now()
+		m := &MetricsFile{Path: path, Name: "curl"}
+		_, err = m.Write(context.Background(), endings()["success after a retry"])
+		require.NoError(t, err)
+		elapsed := time.Since(start)
+		assert.GreaterOrEqual(t, elapsed, time.Second)
+		assert.Less(t, elapsed, time.Second+2*lockPollInterval)
+	})
+	assert.Equal(t, 2.0, value(t, parseMetrics(t, path), "retry_attempts_total", "name", "curl"))
+}
