@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -97,7 +98,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
-	root.AddCommand(newVersion())
+	root.AddCommand(newVersion(), newPresets())
 	return root
 }
 
@@ -130,16 +131,26 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		Cause:    func() string { return "received " + exitcodes.SignalName(relay.Received()) },
 	}
 	captured := &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed}
+	var newScan func() runner.LineScanner
+	if plan.Classifier.NeedsOutput() {
+		newScan = func() runner.LineScanner { return plan.Classifier.NewScan() }
+	}
 	res := runner.Run(ctx, runner.Config{
-		Args:            plan.Args,
-		Env:             append(append([]string(nil), deps.Env...), plan.Env...),
-		Dir:             plan.Dir,
-		Stdin:           deps.Stdin,
-		Stdout:          deps.Stdout,
-		Stderr:          deps.Stderr,
-		StdinMode:       stdinMode,
-		StdoutMode:      plan.StdoutMode,
-		Policy:          plan.Policy,
+		Args:       plan.Args,
+		Env:        append(append([]string(nil), deps.Env...), plan.Env...),
+		Dir:        plan.Dir,
+		Stdin:      deps.Stdin,
+		Stdout:     deps.Stdout,
+		Stderr:     deps.Stderr,
+		StdinMode:  stdinMode,
+		StdoutMode: plan.StdoutMode,
+		Policy:     plan.Policy,
+		NewScan:    newScan,
+		ScanStdout: o.MatchStdout,
+		Classify: func(e exitcodes.Exit, s runner.LineScanner) exitcodes.Verdict {
+			scan, _ := s.(*exitcodes.Scan)
+			return plan.Classifier.Classify(e, scan, time.Now())
+		},
 		Rand:            rand.New(rand.NewPCG(seed, seed)),
 		Timeout:         plan.Timeout,
 		Signal:          plan.Signal,

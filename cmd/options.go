@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -45,24 +47,35 @@ type Options struct {
 	Nested             string
 	Cwd                string
 	Env                []string
+
+	RetryOnExit   string
+	StopOnExit    string
+	RetryIf       []string
+	StopIf        []string
+	RetryAfter    []string
+	RetryAfterMax time.Duration
+	MatchStdout   bool
+	Preset        string
 }
 
 // defaultOptions returns the built-in defaults, the same as policy.Default.
 func defaultOptions() Options {
 	p := policy.Default()
 	return Options{
-		Attempts:  p.Attempts,
-		Signal:    "TERM",
-		KillAfter: 5 * time.Second,
-		Fast:      p.Fast,
-		FastDelay: p.FastDelay,
-		FastMax:   p.FastMax,
-		SlowDelay: p.SlowDelay,
-		SlowMax:   p.SlowMax,
-		Jitter:    p.Jitter.String(),
-		Stdin:     "auto",
-		Stdout:    "pass",
-		Nested:    "warn",
+		Attempts:      p.Attempts,
+		Signal:        "TERM",
+		KillAfter:     5 * time.Second,
+		Fast:          p.Fast,
+		FastDelay:     p.FastDelay,
+		FastMax:       p.FastMax,
+		SlowDelay:     p.SlowDelay,
+		SlowMax:       p.SlowMax,
+		Jitter:        p.Jitter.String(),
+		Stdin:         "auto",
+		Stdout:        "pass",
+		Nested:        "warn",
+		RetryAfterMax: p.HintMax,
+		Preset:        "auto",
 	}
 }
 
@@ -95,6 +108,15 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Nested, "nested", o.Nested, "inside another retry: warn (attempts multiply), single (make one attempt) or allow")
 	fs.StringVar(&o.Cwd, "cwd", "", "run the command in this directory")
 	fs.StringArrayVar(&o.Env, "env", nil, "set KEY=VALUE in the command's environment (repeatable)")
+
+	fs.StringVar(&o.RetryOnExit, "retry-on-exit", "", "retry only these endings: codes and ranges, signal names, timeout (1,75,100-110,SIGKILL,timeout)")
+	fs.StringVar(&o.StopOnExit, "stop-on-exit", "", "never retry these endings (same syntax as --retry-on-exit)")
+	fs.StringArrayVar(&o.RetryIf, "retry-if", nil, "retry when a line of stderr matches this regular expression (repeatable)")
+	fs.StringArrayVar(&o.StopIf, "stop-if", nil, "stop when a line of stderr matches this regular expression (repeatable)")
+	fs.StringArrayVar(&o.RetryAfter, "retry-after", nil, "a regular expression whose first group, in an output line, is the wait asked for: seconds, a duration or an HTTP date (repeatable)")
+	fs.Var(durationValue{&o.RetryAfterMax, "retry-after-max"}, "retry-after-max", "longest wait a command may ask for; a longer one gives up at once (0: only the deadline limits it)")
+	fs.BoolVar(&o.MatchStdout, "match-stdout", false, "scan stdout too for --retry-if, --stop-if, --retry-after and presets")
+	fs.StringVar(&o.Preset, "preset", o.Preset, "rules for common tools: auto (chosen from the program name), none, or names (retry presets lists them)")
 }
 
 // Plan is everything the run needs, checked and converted.
@@ -104,6 +126,8 @@ type Plan struct {
 	Timeout   time.Duration
 	Signal    syscall.Signal
 	KillAfter time.Duration
+	// Classifier judges each attempt.
+	Classifier *exitcodes.Classifier
 	ioPlan
 }
 
@@ -129,8 +153,12 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 	if o.Quiet && o.Verbose {
 		return Plan{}, &UsageError{Flag: "--quiet", Want: "cannot be used with --verbose; pick one"}
 	}
-	if o.Attempts == 0 && o.Deadline == 0 {
-		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "0 retries without end; give --deadline too, such as --deadline 10m"}
+	if o.Attempts == 0 && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
+		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "0 retries without end; give --deadline too (such as --deadline 10m), or a stop rule"}
+	}
+	classifier, err := o.classifier(args)
+	if err != nil {
+		return Plan{}, err
 	}
 	if o.OnRetryMustSucceed && o.OnRetry == "" {
 		return Plan{}, &UsageError{Flag: "--on-retry-must-succeed", Want: "needs --on-retry CMD"}
@@ -172,10 +200,12 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 			SlowDelay: o.SlowDelay,
 			SlowMax:   o.SlowMax,
 			Jitter:    jitter,
+			HintMax:   o.RetryAfterMax,
 		},
-		Timeout:   o.Timeout,
-		Signal:    sig,
-		KillAfter: o.KillAfter,
+		Timeout:    o.Timeout,
+		Signal:     sig,
+		KillAfter:  o.KillAfter,
+		Classifier: classifier,
 	}, nil
 }
 
@@ -264,4 +294,47 @@ func (o *Options) io() (ioPlan, error) {
 	}
 	p.DropFailed = o.DropFailedOutput
 	return p, nil
+}
+
+// classifier builds the classifier from the rule flags and the presets
+// chosen for argv.
+func (o *Options) classifier(argv []string) (*exitcodes.Classifier, error) {
+	var cfg exitcodes.Config
+	var err error
+	if cfg.RetryOnExit, err = exitcodes.ParseExitList(o.RetryOnExit); o.RetryOnExit != "" && err != nil {
+		return nil, &UsageError{Flag: "--retry-on-exit", Value: o.RetryOnExit, Err: err}
+	}
+	if cfg.StopOnExit, err = exitcodes.ParseExitList(o.StopOnExit); o.StopOnExit != "" && err != nil {
+		return nil, &UsageError{Flag: "--stop-on-exit", Value: o.StopOnExit, Err: err}
+	}
+	for _, f := range []struct {
+		flag     string
+		patterns []string
+		into     *[]*regexp.Regexp
+	}{
+		{"--retry-if", o.RetryIf, &cfg.RetryIf},
+		{"--stop-if", o.StopIf, &cfg.StopIf},
+		{"--retry-after", o.RetryAfter, &cfg.RetryAfter},
+	} {
+		if *f.into, err = exitcodes.CompilePatterns(f.patterns); err != nil {
+			return nil, patternError(f.flag, err)
+		}
+	}
+	if cfg.Presets, err = exitcodes.SelectPresets(o.Preset, argv); err != nil {
+		return nil, &UsageError{Flag: "--preset", Value: o.Preset, Err: err}
+	}
+	c, err := exitcodes.New(cfg)
+	if err != nil {
+		return nil, patternError("--retry-after", err)
+	}
+	return c, nil
+}
+
+// patternError names the flag and the pattern that did not compile.
+func patternError(flag string, err error) error {
+	var pe *exitcodes.PatternError
+	if errors.As(err, &pe) {
+		return &UsageError{Flag: flag, Value: pe.Pattern, Err: pe.Err}
+	}
+	return &UsageError{Flag: flag, Err: err}
 }

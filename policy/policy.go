@@ -90,10 +90,14 @@ type Policy struct {
 	SlowDelay, SlowMax time.Duration
 	// Jitter is how each wait is drawn from its bound.
 	Jitter Jitter
+	// HintMax is the longest wait a command may ask for (Retry-After);
+	// a longer one gives up at once. 0 means no limit but the deadline.
+	HintMax time.Duration
 }
 
 // Default returns the built-in policy: 5 attempts, 2 fast retries (50ms base,
-// 200ms cap), then slow retries (2s base, 30s cap), full jitter, no deadline.
+// 200ms cap), then slow retries (2s base, 30s cap), full jitter, no deadline,
+// and waits asked for by the command honoured up to 10 minutes.
 func Default() Policy {
 	return Policy{
 		Attempts:  5,
@@ -103,6 +107,7 @@ func Default() Policy {
 		SlowDelay: 2 * time.Second,
 		SlowMax:   30 * time.Second,
 		Jitter:    FullJitter,
+		HintMax:   10 * time.Minute,
 	}
 }
 
@@ -118,6 +123,9 @@ const (
 	// HintPastDeadline means the wait the command asked for (Retry-After)
 	// would end at or after the deadline.
 	HintPastDeadline
+	// HintTooLong means the wait the command asked for is longer than
+	// HintMax.
+	HintTooLong
 )
 
 // Input is what the policy knows after a transient failure.
@@ -161,6 +169,9 @@ func (p Policy) Next(in Input, r Rand) Decision {
 	d := Decision{Retry: true}
 	if in.HasHint {
 		d.Phase, d.Wait, d.Bound = Hint, max(in.Hint, 0), max(in.Hint, 0)
+		if p.HintMax > 0 && d.Wait > p.HintMax {
+			return Decision{Phase: d.Phase, Wait: d.Wait, Bound: d.Bound, Stop: HintTooLong}
+		}
 	} else {
 		d.Phase, d.Bound = p.Bound(in.Attempt)
 		d.Wait = p.draw(d.Bound, r)

@@ -79,6 +79,13 @@ func (t *Text) finished(r runner.Result) {
 	if n > 0 {
 		line += "; last error: " + Failure(last)
 	}
+	if len(last.Verdict.Lines) > 0 {
+		quoted := make([]string, len(last.Verdict.Lines))
+		for i, l := range last.Verdict.Lines {
+			quoted[i] = fmt.Sprintf("%q", l)
+		}
+		line += "; output: " + strings.Join(quoted, " ")
+	}
 	t.printf("%s", line)
 }
 
@@ -99,6 +106,8 @@ func (t *Text) reason(r runner.Result) string {
 		return fmt.Sprintf("the %s deadline passed", Duration(t.Deadline))
 	case runner.HintPastDeadline:
 		return fmt.Sprintf("the wait asked for (%s) would pass the %s deadline", Duration(last.Next.Wait), Duration(t.Deadline))
+	case runner.HintTooLong:
+		return fmt.Sprintf("the wait asked for (%s) is longer than --retry-after-max", Duration(last.Next.Wait))
 	case runner.Cancelled:
 		if t.Cause != nil {
 			return t.Cause()

@@ -95,6 +95,9 @@ const (
 	// HintPastDeadline means the wait the command asked for would have
 	// ended at or after the deadline.
 	HintPastDeadline
+	// HintTooLong means the wait the command asked for is longer than the
+	// policy allows (--retry-after-max).
+	HintTooLong
 	// Terminal means an attempt failed in a way that retrying cannot fix.
 	Terminal
 	// Cancelled means a signal stopped the run.
@@ -117,6 +120,8 @@ func (s Stop) String() string {
 		return "deadline"
 	case HintPastDeadline:
 		return "retry-after-past-deadline"
+	case HintTooLong:
+		return "retry-after-too-long"
 	case Terminal:
 		return "terminal"
 	case Cancelled:
@@ -305,6 +310,8 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 	out.Next = r.cfg.Policy.Next(policy.Input{
 		Attempt: out.Attempt,
 		Elapsed: time.Since(r.start),
+		Hint:    out.Verdict.Hint,
+		HasHint: out.Verdict.HasHint,
 	}, r.cfg.Rand)
 	switch out.Next.Stop {
 	case policy.Exhausted:
@@ -313,6 +320,8 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 		return Deadline
 	case policy.HintPastDeadline:
 		return HintPastDeadline
+	case policy.HintTooLong:
+		return HintTooLong
 	}
 	return 0
 }
