@@ -3,6 +3,7 @@ module retry
 go 1.26.0
 
 require (
+	github.com/gofrs/flock v0.13.2
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.1.0
 	github.com/stretchr/testify v1.12.1
