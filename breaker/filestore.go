@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,9 +32,6 @@ const lockName = ".lock"
 // maxFileSize bounds what is read from a state file; a larger one is
 // garbage.
 const maxFileSize = 1 << 20
-
-// lockPoll is how often a busy lock is tried again.
-const lockPoll = 2 * time.Millisecond
 
 // openFiles opens the state directory dir, creating it (and any missing
 // parents) with mode 0700.
@@ -117,25 +115,72 @@ func (s *fileStore) read(name string) ([]byte, error) {
 
 // lock takes the store's exclusive lock within the store's timeout and
 // returns the function that releases it.
+//
+// A busy lock is waited for with a blocking flock in a goroutine rather
+// than by polling, so that many waiting processes cost no CPU and are woken
+// when the lock is freed. When the timeout ends first, lock returns an
+// error at once; the goroutine, still blocked in the kernel, releases the
+// lock as soon as it gets it.
 func (s *fileStore) lock(ctx context.Context) (unlock func(), err error) {
 	if err := s.checkDir(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	fl := flock.New(s.path(lockName), flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	ok, err := fl.TryLockContext(ctx, lockPoll)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return nil, fmt.Errorf("lock %s: not free within %v: %w", s.path(lockName), s.timeout, err)
-	case errors.Is(err, syscall.ELOOP):
-		return nil, fmt.Errorf("lock %s: is a symlink; refusing to follow it", s.path(lockName))
-	case err != nil:
-		return nil, fmt.Errorf("lock: %w", err)
-	case !ok:
-		return nil, fmt.Errorf("lock %s: not taken", s.path(lockName))
+	release := func() { _ = fl.Unlock() }
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, s.lockError(err)
 	}
-	return func() { _ = fl.Unlock() }, nil
+	if ok {
+		return release, nil
+	}
+
+	var mu sync.Mutex // guards abandoned and the send on got
+	abandoned := false
+	got := make(chan error, 1)
+	go func() {
+		err := fl.Lock()
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			release()
+			return
+		}
+		got <- err
+	}()
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	var gaveUp error
+	select {
+	case err := <-got:
+		if err != nil {
+			return nil, s.lockError(err)
+		}
+		return release, nil
+	case <-timer.C:
+		gaveUp = context.DeadlineExceeded
+	case <-ctx.Done():
+		gaveUp = ctx.Err()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	select {
+	case err := <-got: // taken just as the wait ended
+		if err == nil {
+			return release, nil
+		}
+	default:
+		abandoned = true
+	}
+	return nil, fmt.Errorf("lock %s: not free within %v: %w", s.path(lockName), s.timeout, gaveUp)
+}
+
+// lockError describes a failure to open or lock the lock file.
+func (s *fileStore) lockError(err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("lock %s: is a symlink; refusing to follow it", s.path(lockName))
+	}
+	return fmt.Errorf("lock: %w", err)
 }
 
 // Update runs one read-modify-write under the lock.
@@ -169,8 +214,10 @@ func (s *fileStore) Update(ctx context.Context, kind Kind, id string, ttl time.D
 }
 
 // write replaces the state file name with data atomically: a temporary
-// file in the same directory, fsync, rename, then fsync of the directory.
-// The caller holds the lock.
+// file in the same directory, fsync, rename. The fsync makes sure the
+// renamed file has its content after a crash; the directory is not synced,
+// because losing the last update to a power cut is harmless, while its
+// cost doubles every update's. The caller holds the lock.
 func (s *fileStore) write(name string, data []byte) error {
 	tmp := s.path(tempFile(name))
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -193,22 +240,6 @@ func (s *fileStore) write(name string, data []byte) error {
 	if err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("state file: %w", err)
-	}
-	return s.syncDir()
-}
-
-// syncDir makes a rename durable.
-func (s *fileStore) syncDir() error {
-	d, err := os.Open(s.dir)
-	if err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("state dir: %w", err)
 	}
 	return nil
 }

@@ -80,6 +80,3 @@ func report(v any) int {
 	}
 	return 0
 }
-
-// processHelpers are the helpers the concurrency tests start.
-func processHelpers() map[string]helperFunc { return map[string]helperFunc{} }
