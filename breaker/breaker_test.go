@@ -43,6 +43,7 @@ type storeCase struct {
 func testStores() []storeCase {
 	return []storeCase{
 		{"file", func(t *testing.T) Store { s, _ := openTestFiles(t, 0); return s }},
+		{"redis", func(t *testing.T) Store { return openTestRedis(t, startRedis(t), 0) }},
 	}
 }
 

@@ -16,9 +16,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// openTestFiles opens a file store in a fresh directory.
+// testTimeout is the store timeout of tests that are not about timeouts:
+// long, so that a loaded machine cannot fail them.
+const testTimeout = 30 * time.Second
+
+// openTestFiles opens a file store in a fresh directory; a zero timeout
+// means testTimeout.
 func openTestFiles(t *testing.T, timeout time.Duration) (*fileStore, string) {
 	t.Helper()
+	if timeout == 0 {
+		timeout = testTimeout
+	}
 	dir := filepath.Join(t.TempDir(), "state", "retry")
 	s, err := OpenStore(dir, Options{Timeout: timeout})
 	require.NoError(t, err)

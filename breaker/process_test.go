@@ -195,7 +195,7 @@ func TestConcurrentProcessesGetOneProbePerHalfOpenPeriod(t *testing.T) {
 	dir := t.TempDir()
 	// Open the circuit an hour ago, so it is half-open when the
 	// processes start.
-	s, err := OpenStore(dir, Options{})
+	s, err := OpenStore(dir, Options{Timeout: testTimeout})
 	require.NoError(t, err)
 	clock := &fakeClock{now: time.Now().Add(-time.Hour)}
 	b, err := New(s, helperConfig(), clock.Now, nil)

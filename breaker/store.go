@@ -83,6 +83,10 @@ func OpenStore(spec string, opts Options) (Store, error) {
 		}
 	}
 	if scheme, _, ok := strings.Cut(spec, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
+		switch scheme {
+		case "redis", "rediss":
+			return openRedis(spec, timeout)
+		}
 		return nil, fmt.Errorf("state store %q: unknown scheme %q; want a directory or redis://HOST:PORT/DB", redact(spec), scheme)
 	}
 	return openFiles(spec, timeout)
