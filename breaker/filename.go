@@ -14,7 +14,7 @@ const maxReadable = 48
 // ASCII letters, digits, '.', '_' and '-' turned into '_', so a person can
 // tell the files apart; HASH is 32 hex digits of the id's SHA-256, so that
 // distinct ids get distinct names. The result never contains a separator
-// or NUL, never starts with a dot, and is at most 88 bytes whatever the id.
+// or NUL, never starts with a dot, and is at most 85 bytes whatever the id.
 func fileBase(kind Kind, id string) string {
 	var b strings.Builder
 	b.WriteString(string(kind))
