@@ -3,6 +3,8 @@ package breaker
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -300,6 +302,7 @@ func TestBreakerBehavesTheSameOnEveryStore(t *testing.T) {
 			s := sc.open(t)
 			for _, bt := range behaviours {
 				t.Run(bt.name, func(t *testing.T) {
+					t.Parallel() // each behaviour has its own key
 					cfg := Default()
 					if bt.cfg != nil {
 						bt.cfg(&cfg)
@@ -343,6 +346,25 @@ func TestBreakerRefusesEmptyKeysAndUnknownOutcomes(t *testing.T) {
 	assert.Error(t, b.Reset(ctx, ""))
 	_, err = New(s, Config{}, nil, nil)
 	assert.Error(t, err, "the zero Config is invalid; start from Default")
+}
+
+func TestAGarbageStateFileIsReportedOnceAndRewritten(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, 0)
+	path := filepath.Join(dir, recordFile(Circuit, "k"))
+	require.NoError(t, os.WriteFile(path, []byte("\x00\x01 not json at all"), 0o600))
+	e := newEnv(t, s, Default())
+	e.key = "k"
+
+	p := e.check(t, 1)
+	assert.Equal(t, Allow, p.Verdict)
+	assert.ErrorContains(t, p.Status.Warning, `state of "k" is unreadable, starting from empty state`)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	_, warn, err := decodeCircuit(data, "k")
+	require.NoError(t, err)
+	assert.Nil(t, warn, "the file was rewritten: %q", data)
+	assert.NoError(t, e.check(t, 1).Status.Warning, "and is not reported again")
 }
 
 func TestListShowsAnUnreadableRecordAsAWarning(t *testing.T) {
