@@ -1,0 +1,357 @@
+// Package breaker keeps the cross-run view of a dependency that per-call
+// retry bounds cannot: a circuit breaker and a retry budget per circuit key,
+// and a retry budget per CI run, persisted between runs in a Store (a state
+// directory, or Redis for fleets).
+//
+// A caller asks Check before every attempt and records every attempt's
+// outcome with Record; before a retry it also takes one from the run budget
+// with TakeRunRetry. The decisions are made by pure functions of the stored
+// state, the time and a random source; stores only persist. Any error means
+// the state could not be read or written in time: the caller runs without
+// a breaker for the rest of the run and warns. The package never prints.
+package breaker
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Breaker decides, for every attempt of every run that shares its store,
+// whether the attempt may run. It is safe for concurrent use.
+type Breaker struct {
+	store Store
+	cfg   Config
+	now   func() time.Time
+
+	mu  sync.Mutex // guards rnd, which need not be safe for concurrent use
+	rnd Rand
+}
+
+// New returns a Breaker over store with the tunables cfg. now is the clock
+// (nil means time.Now) and rnd the source of cooldown jitter (nil means
+// math/rand/v2's automatically seeded source).
+func New(store Store, cfg Config, now func() time.Time, rnd Rand) (*Breaker, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if rnd == nil {
+		rnd = globalRand{}
+	}
+	return &Breaker{store: store, cfg: cfg, now: now, rnd: rnd}, nil
+}
+
+// globalRand draws from math/rand/v2's top-level functions, which are safe
+// for concurrent use and seeded at random.
+type globalRand struct{}
+
+func (globalRand) Int64N(n int64) int64 { return rand.Int64N(n) }
+
+// lockedRand serialises a Breaker's draws.
+type lockedRand struct{ b *Breaker }
+
+func (l lockedRand) Int64N(n int64) int64 {
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	return l.b.rnd.Int64N(n)
+}
+
+// Status is what the breaker knows about one circuit key. It marshals to
+// JSON for `retry breaker status`.
+type Status struct {
+	// Key is the circuit key.
+	Key string `json:"key"`
+	// State is closed, open or half-open.
+	State State `json:"state"`
+	// Failures and Attempts count the attempts of the last Window.
+	Failures int `json:"failures"`
+	Attempts int `json:"attempts"`
+	// Window is the length of the window the counts cover.
+	Window time.Duration `json:"-"`
+	// Tokens is what is left of the retry budget, out of MaxTokens;
+	// RetryAllowed is whether that is enough for a retry.
+	Tokens       float64 `json:"tokens"`
+	MaxTokens    float64 `json:"max_tokens"`
+	RetryAllowed bool    `json:"retry_allowed"`
+	// OpenedAt is when the circuit last opened; zero when closed.
+	OpenedAt time.Time `json:"opened_at,omitzero"`
+	// NextProbe is the time until a probe may run: the rest of the
+	// cooldown when open, or of another run's probe claim when that run
+	// is probing. Zero when closed or when a probe is due.
+	NextProbe time.Duration `json:"-"`
+	// Warning is set when the stored state was unreadable and the
+	// breaker went on from empty state (a *CorruptError): the caller
+	// shows it once.
+	Warning error `json:"-"`
+}
+
+// MarshalJSON writes the durations as seconds and the warning as text.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type plain Status
+	out := struct {
+		plain
+		WindowSeconds    float64 `json:"window_seconds"`
+		NextProbeSeconds float64 `json:"next_probe_seconds"`
+		Warning          string  `json:"warning,omitempty"`
+	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds()}
+	if s.Warning != nil {
+		out.Warning = s.Warning.Error()
+	}
+	return json.Marshal(out)
+}
+
+// SeenFailure reports whether the window holds a transient failure, the
+// sign of a pattern rather than a blip: the caller then skips its fast
+// phase.
+func (s Status) SeenFailure() bool { return s.Failures > 0 }
+
+// status summarises c at now.
+func (b *Breaker) status(c circuit, now time.Time) Status {
+	failures, attempts := b.cfg.counts(c, now)
+	st := Status{
+		Key: c.Key, State: b.cfg.state(c, now),
+		Failures: failures, Attempts: attempts, Window: b.cfg.Window,
+		Tokens: b.cfg.tokens(c), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c),
+	}
+	if c.Open {
+		st.OpenedAt = c.OpenedAt
+		st.NextProbe = max(c.ProbeAt.Sub(now), 0)
+	}
+	return st
+}
+
+// Permit is Check's answer for one attempt.
+type Permit struct {
+	// Verdict says whether the attempt may run.
+	Verdict Verdict
+	// Status is the circuit as Check saw it, for the message when the
+	// verdict is Reject: `circuit "KEY" is open (Failures of Attempts
+	// attempts failed in the last Window); next probe in NextProbe`.
+	// Status.SeenFailure tells whether to skip the fast phase.
+	Status Status
+	// gen is the generation a Probe verdict probes.
+	gen uint64
+}
+
+// Check decides whether attempt number attempt (from 1) of a run against
+// key may start now. Allow: run it. Probe: run it as the one probe of this
+// half-open period (this run won the claim in the store). Reject: the
+// circuit is open or another run is probing: do not run the command.
+// NoBudget: the key's retry budget refuses this retry (never for attempt
+// 1). Every attempt that runs must be recorded with Record.
+//
+// On an error nothing is known: run the command without a breaker.
+func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, error) {
+	if key == "" {
+		return Permit{}, errEmptyKey
+	}
+	now := b.now()
+	c, warn, err := b.load(ctx, key)
+	if err != nil {
+		return Permit{}, err
+	}
+	if warn != nil {
+		// Overwrite the unreadable record now, so the warning is
+		// reported once, here, and not again by Record.
+		if c, _, err = b.update(ctx, key, func(c circuit) circuit { return c }); err != nil {
+			return Permit{}, err
+		}
+	}
+	p := Permit{Verdict: b.cfg.decide(c, now, attempt), Status: b.status(c, now)}
+	p.Status.Warning = asWarning(warn)
+	if p.Verdict != Probe {
+		return p, nil
+	}
+	granted, wait, err := b.store.Claim(ctx, key, c.Gen, now, b.cfg.ProbeTimeout)
+	if err != nil {
+		return Permit{}, err
+	}
+	if !granted {
+		p.Verdict, p.Status.NextProbe = Reject, wait
+		return p, nil
+	}
+	p.gen = c.Gen
+	return p, nil
+}
+
+// Record counts the outcome of an attempt that p allowed. Only transient
+// failures and successes are recorded; terminal failures and cancelled
+// attempts are not. A failure takes a token from the budget and a success
+// returns TokenRatio of one. The circuit opens when the window reaches Min
+// attempts with a failure share of at least Ratio. When p was a Probe, a
+// success closes the circuit and clears the window, and a failure reopens
+// it with a new cooldown. Record returns the circuit after the update.
+func (b *Breaker) Record(ctx context.Context, p Permit, o Outcome) (Status, error) {
+	key := p.Status.Key
+	if key == "" {
+		return Status{}, errEmptyKey
+	}
+	if o != Success && o != Failure {
+		return Status{}, errors.New("outcome must be Success or Failure")
+	}
+	var now time.Time
+	c, warn, err := b.update(ctx, key, func(c circuit) circuit {
+		now = b.now()
+		return b.cfg.observe(c, now, o, p.Verdict == Probe, p.gen, lockedRand{b})
+	})
+	if err != nil {
+		return Status{}, err
+	}
+	st := b.status(c, now)
+	st.Warning = asWarning(warn)
+	return st, nil
+}
+
+// Status reports what the breaker knows about key, without changing it.
+func (b *Breaker) Status(ctx context.Context, key string) (Status, error) {
+	if key == "" {
+		return Status{}, errEmptyKey
+	}
+	c, warn, err := b.load(ctx, key)
+	if err != nil {
+		return Status{}, err
+	}
+	st := b.status(c, b.now())
+	st.Warning = asWarning(warn)
+	return st, nil
+}
+
+// SeenFailure reports whether key's window holds a transient failure;
+// Permit.Status.SeenFailure gives the same answer without another read.
+func (b *Breaker) SeenFailure(ctx context.Context, key string) (bool, error) {
+	st, err := b.Status(ctx, key)
+	return st.SeenFailure(), err
+}
+
+// List reports every circuit in the store, sorted by key. A record that
+// cannot be read is listed with its Warning set and Key empty.
+func (b *Breaker) List(ctx context.Context) ([]Status, error) {
+	items, err := b.store.List(ctx, Circuit)
+	if err != nil {
+		return nil, err
+	}
+	now := b.now()
+	out := make([]Status, 0, len(items))
+	for _, it := range items {
+		if it.Err != nil {
+			out = append(out, Status{Warning: &CorruptError{Key: it.Where, Err: it.Err}})
+			continue
+		}
+		var v struct {
+			Key string `json:"key"`
+		}
+		_ = json.Unmarshal(it.Data, &v)
+		c, warn, err := decodeCircuit(it.Data, v.Key)
+		switch {
+		case err != nil:
+			out = append(out, Status{Key: v.Key, Warning: err})
+		case warn != nil:
+			warn.Key = it.Where
+			out = append(out, Status{Warning: warn})
+		default:
+			out = append(out, b.status(c, now))
+		}
+	}
+	slices.SortFunc(out, func(x, y Status) int { return cmp.Compare(x.Key, y.Key) })
+	return out, nil
+}
+
+// Reset closes key's circuit, empties its window and refills its budget.
+// A probe under way when it happens no longer counts as a probe.
+func (b *Breaker) Reset(ctx context.Context, key string) error {
+	if key == "" {
+		return errEmptyKey
+	}
+	_, _, err := b.update(ctx, key, b.cfg.reset)
+	return err
+}
+
+// RunBudget is TakeRunRetry's answer.
+type RunBudget struct {
+	// Taken is whether a retry was taken from the budget.
+	Taken bool
+	// Used is how many retries the run has taken, this one included;
+	// Limit is the budget.
+	Used, Limit int
+	// Warning is set when the stored budget was unreadable and counting
+	// started again from zero.
+	Warning error
+}
+
+// TakeRunRetry takes one retry from the budget of limit retries that every
+// retry invocation of run id runID shares (see RunID), atomically across
+// processes. Taken is false once the budget is spent; a limit of 0 or less
+// allows no retries. First attempts are never taken from it, and it needs
+// no circuit key.
+func (b *Breaker) TakeRunRetry(ctx context.Context, runID string, limit int) (RunBudget, error) {
+	if runID == "" {
+		return RunBudget{}, errEmptyKey
+	}
+	var out RunBudget
+	err := b.store.Update(ctx, Run, runID, runTTL, func(old []byte) ([]byte, error) {
+		r, warn, err := decodeRun(old, runID)
+		if err != nil {
+			return nil, err
+		}
+		next, taken := takeRun(r, limit)
+		out = RunBudget{Taken: taken, Used: next.Used, Limit: limit}
+		out.Warning = asWarning(warn)
+		if warn == nil && !taken {
+			return old, nil
+		}
+		return encodeRun(next)
+	})
+	if err != nil {
+		return RunBudget{}, err
+	}
+	return out, nil
+}
+
+// load reads key's circuit without changing it.
+func (b *Breaker) load(ctx context.Context, key string) (circuit, *CorruptError, error) {
+	data, err := b.store.Get(ctx, Circuit, key)
+	if err != nil {
+		return circuit{}, nil, err
+	}
+	c, warn, err := decodeCircuit(data, key)
+	if err != nil {
+		return circuit{}, nil, err
+	}
+	return c, warn, nil
+}
+
+// update applies fn to key's circuit atomically. fn may run more than once.
+func (b *Breaker) update(ctx context.Context, key string, fn func(circuit) circuit) (circuit, *CorruptError, error) {
+	var out circuit
+	var warning *CorruptError
+	err := b.store.Update(ctx, Circuit, key, b.cfg.ttl(), func(old []byte) ([]byte, error) {
+		c, warn, err := decodeCircuit(old, key)
+		if err != nil {
+			return nil, err
+		}
+		warning = warn
+		out = fn(c)
+		return encodeCircuit(out)
+	})
+	if err != nil {
+		return circuit{}, nil, err
+	}
+	return out, warning, nil
+}
+
+// asWarning turns a possibly nil *CorruptError into an error that is nil
+// when it is.
+func asWarning(w *CorruptError) error {
+	if w == nil {
+		return nil
+	}
+	return w
+}

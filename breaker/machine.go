@@ -1,0 +1,301 @@
+package breaker
+
+// This file is the breaker's state machine. Every function here is pure: it
+// takes the stored state, the current time and, where it draws a cooldown, a
+// random source, and returns the new state and a decision. Stores only
+// persist what these functions return.
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// State is where a circuit is in its cycle.
+type State int
+
+const (
+	// Closed lets every attempt run.
+	Closed State = iota
+	// Open refuses attempts until the cooldown ends.
+	Open
+	// HalfOpen lets exactly one run probe; the others act as if open.
+	HalfOpen
+)
+
+// String returns "closed", "open" or "half-open".
+func (s State) String() string {
+	switch s {
+	case Closed:
+		return "closed"
+	case Open:
+		return "open"
+	case HalfOpen:
+		return "half-open"
+	}
+	return fmt.Sprintf("state(%d)", int(s))
+}
+
+// MarshalText writes the state as String does, for JSON.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Verdict is the answer to "may this attempt run?".
+type Verdict int
+
+const (
+	// Allow means run the attempt and record its outcome.
+	Allow Verdict = iota + 1
+	// Probe means run exactly one attempt as the half-open probe and
+	// record its outcome: success closes the circuit, failure reopens it.
+	Probe
+	// Reject means the circuit is open: do not run the command.
+	Reject
+	// NoBudget means the retry budget is spent: do not retry (first
+	// attempts are never refused for budget).
+	NoBudget
+)
+
+// String returns "allow", "probe", "reject" or "no-budget".
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case Probe:
+		return "probe"
+	case Reject:
+		return "reject"
+	case NoBudget:
+		return "no-budget"
+	}
+	return fmt.Sprintf("verdict(%d)", int(v))
+}
+
+// Outcome is the result of one attempt as the breaker counts it. Terminal
+// failures and cancellations are not recorded at all.
+type Outcome int
+
+const (
+	// Success is an attempt that succeeded.
+	Success Outcome = iota + 1
+	// Failure is an attempt that failed transiently.
+	Failure
+)
+
+// Rand is the source of randomness for cooldown jitter. A *rand.Rand from
+// math/rand/v2 satisfies it.
+type Rand interface {
+	// Int64N returns a uniform number in [0, n); n is always positive.
+	Int64N(n int64) int64
+}
+
+// circuit is the stored state of one circuit key.
+type circuit struct {
+	// Key is the circuit's key, kept so that List can name it.
+	Key string
+	// Gen counts the circuit's transitions (open, reopen, close, reset).
+	// A probe claim is for one generation, so a stale prober can neither
+	// claim a later half-open period nor close a circuit it did not probe.
+	Gen uint64
+	// Open is set from the moment the circuit opens until a probe
+	// succeeds.
+	Open bool
+	// OpenedAt is when the circuit last opened or reopened.
+	OpenedAt time.Time
+	// ProbeAt is when the cooldown ends and the circuit is half-open.
+	ProbeAt time.Time
+	// Buckets count the attempts of the window, oldest first.
+	Buckets []bucket
+	// Spent is how many of Config.Tokens are taken, in [0, Tokens].
+	Spent float64
+}
+
+// bucket counts the attempts that started in one slice of the window.
+type bucket struct {
+	// Start is the slice's start in Unix milliseconds, a multiple of the
+	// bucket width.
+	Start int64
+	// OK and Fail count successes and transient failures.
+	OK, Fail int
+}
+
+// state returns where c is at now.
+func (cfg Config) state(c circuit, now time.Time) State {
+	switch {
+	case !c.Open:
+		return Closed
+	case now.Before(c.ProbeAt):
+		return Open
+	}
+	return HalfOpen
+}
+
+// counts returns the failures and attempts in the window ending at now.
+func (cfg Config) counts(c circuit, now time.Time) (failures, attempts int) {
+	ms, window := now.UnixMilli(), cfg.Window.Milliseconds()
+	for _, b := range c.Buckets {
+		if ms-b.Start < window {
+			failures += b.Fail
+			attempts += b.OK + b.Fail
+		}
+	}
+	return failures, attempts
+}
+
+// tokens returns the tokens left in c's retry budget.
+func (cfg Config) tokens(c circuit) float64 {
+	return cfg.Tokens - min(max(c.Spent, 0), cfg.Tokens)
+}
+
+// retryAllowed reports whether c's budget allows a retry: more than half of
+// the tokens are left.
+func (cfg Config) retryAllowed(c circuit) bool {
+	return cfg.tokens(c) > cfg.Tokens/2
+}
+
+// decide answers whether attempt number attempt (from 1) may start at now.
+// Probe means the circuit is half-open and the caller must still win the
+// probe claim for generation c.Gen; without it the verdict is Reject.
+func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
+	switch cfg.state(c, now) {
+	case Open:
+		return Reject
+	case HalfOpen:
+		return Probe
+	}
+	if attempt > 1 && !cfg.retryAllowed(c) {
+		return NoBudget
+	}
+	return Allow
+}
+
+// observe returns c after an attempt with outcome o ended at now. probe
+// tells whether the attempt ran as the probe of generation gen; a probe of
+// a generation that has passed counts as an ordinary attempt. A cooldown is
+// drawn from r only when the circuit opens or reopens.
+func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen uint64, r Rand) circuit {
+	c = cfg.prune(c, now)
+	failed := o == Failure
+	if failed {
+		c.Spent = min(max(c.Spent, 0)+1, cfg.Tokens)
+	} else {
+		c.Spent = max(min(c.Spent, cfg.Tokens)-cfg.TokenRatio, 0)
+	}
+	if probe && c.Open && c.Gen == gen {
+		c.Gen++
+		if !failed {
+			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets = false, time.Time{}, time.Time{}, nil
+			return c
+		}
+		c = cfg.add(c, now, failed)
+		return cfg.trip(c, now, r)
+	}
+	c = cfg.add(c, now, failed)
+	if c.Open {
+		return c
+	}
+	failures, attempts := cfg.counts(c, now)
+	if attempts >= cfg.Min && float64(failures)/float64(attempts) >= cfg.Ratio {
+		c.Gen++
+		return cfg.trip(c, now, r)
+	}
+	return c
+}
+
+// trip opens c at now with a freshly drawn cooldown.
+func (cfg Config) trip(c circuit, now time.Time, r Rand) circuit {
+	c.Open, c.OpenedAt, c.ProbeAt = true, now, now.Add(cfg.cooldown(r))
+	return c
+}
+
+// cooldown draws a cooldown uniformly from Cooldown±Jitter·Cooldown.
+func (cfg Config) cooldown(r Rand) time.Duration {
+	j := time.Duration(float64(cfg.Cooldown) * cfg.Jitter)
+	if j <= 0 {
+		return cfg.Cooldown
+	}
+	return cfg.Cooldown - j + time.Duration(r.Int64N(int64(2*j)+1))
+}
+
+// add counts one attempt that ended at now in its bucket. The buckets stay
+// sorted by start even when clocks disagree.
+func (cfg Config) add(c circuit, now time.Time, failed bool) circuit {
+	ms := now.UnixMilli()
+	start := ms - ms%cfg.bucketWidth()
+	c.Buckets = slices.Clone(c.Buckets)
+	i, found := slices.BinarySearchFunc(c.Buckets, start, func(b bucket, t int64) int { return cmp.Compare(b.Start, t) })
+	if !found {
+		c.Buckets = slices.Insert(c.Buckets, i, bucket{Start: start})
+	}
+	if failed {
+		c.Buckets[i].Fail++
+	} else {
+		c.Buckets[i].OK++
+	}
+	return c
+}
+
+// prune drops the buckets that have left the window at now, and the oldest
+// ones beyond a bound should clocks have put some in the future.
+func (cfg Config) prune(c circuit, now time.Time) circuit {
+	ms, window := now.UnixMilli(), cfg.Window.Milliseconds()
+	kept := make([]bucket, 0, len(c.Buckets))
+	for _, b := range c.Buckets {
+		if ms-b.Start < window && b.OK >= 0 && b.Fail >= 0 {
+			kept = append(kept, b)
+		}
+	}
+	if over := len(kept) - 2*bucketsPerWindow; over > 0 {
+		kept = kept[over:]
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	c.Buckets = kept
+	return c
+}
+
+// reset returns c cleared: closed, an empty window and a full budget. The
+// generation moves on so that no earlier probe claim applies.
+func (cfg Config) reset(c circuit) circuit {
+	return circuit{Key: c.Key, Gen: c.Gen + 1}
+}
+
+// claim is a probe claim as the file store keeps it.
+type claim struct {
+	// Gen is the circuit generation the claim is for.
+	Gen uint64
+	// Until is when the claim lapses.
+	Until time.Time
+}
+
+// claimProbe decides a claim for generation gen at now. It is granted
+// unless a claim for the same generation is still live, or a claim for a
+// later generation exists (the asker's view is stale). When it is refused,
+// wait is the time left on the live claim.
+func claimProbe(cl claim, gen uint64, now time.Time, ttl time.Duration) (next claim, granted bool, wait time.Duration) {
+	switch {
+	case cl.Gen > gen:
+		return cl, false, max(cl.Until.Sub(now), 0)
+	case cl.Gen == gen && now.Before(cl.Until):
+		return cl, false, cl.Until.Sub(now)
+	}
+	return claim{Gen: gen, Until: now.Add(ttl)}, true, 0
+}
+
+// run is the stored state of one run budget.
+type run struct {
+	// ID is the run id, kept so the record names itself.
+	ID string
+	// Used is how many retries the run has taken.
+	Used int
+}
+
+// takeRun takes one retry from r if fewer than limit are used.
+func takeRun(r run, limit int) (run, bool) {
+	if r.Used >= limit {
+		return r, false
+	}
+	r.Used++
+	return r, true
+}

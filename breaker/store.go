@@ -1,0 +1,123 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Kind names one of the two kinds of record a store keeps.
+type Kind string
+
+const (
+	// Circuit records hold one circuit key's breaker and retry budget.
+	Circuit Kind = "cb"
+	// Run records hold one run id's run budget.
+	Run Kind = "run"
+)
+
+// Item is one record as List finds it.
+type Item struct {
+	// Where names the record for messages: a file path or a Redis key.
+	Where string
+	// Data is the record as stored; nil when Err is set.
+	Data []byte
+	// Err is why the record could not be read (a symlink, say).
+	Err error
+}
+
+// Store persists records and nothing else: it never interprets them. Every
+// method is bounded by the store's timeout and returns an error rather than
+// wait longer; a caller treats any error as "no breaker this run".
+type Store interface {
+	// Get returns the record of kind and id, or nil when there is none.
+	Get(ctx context.Context, kind Kind, id string) ([]byte, error)
+	// Update replaces the record of kind and id with fn's result,
+	// atomically with respect to every other process using the store.
+	// fn gets nil when there is no record and may be called more than
+	// once; when it returns its input unchanged nothing is written. A
+	// record nobody updates for ttl may be removed.
+	Update(ctx context.Context, kind Kind, id string, ttl time.Duration, fn func(old []byte) ([]byte, error)) error
+	// Claim takes the probe claim of circuit id for generation gen, for
+	// ttl. At most one claim per circuit and generation is granted until
+	// it lapses; when it is refused, wait is the time left on the live
+	// claim. now is the caller's clock; a store that keeps time itself
+	// (Redis) may use its own.
+	Claim(ctx context.Context, id string, gen uint64, now time.Time, ttl time.Duration) (granted bool, wait time.Duration, err error)
+	// List returns every record of kind, in no particular order.
+	List(ctx context.Context, kind Kind) ([]Item, error)
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Options configures OpenStore.
+type Options struct {
+	// Timeout bounds every store operation: a lock not taken or a reply
+	// not read within it is an error. Zero means DefaultTimeout.
+	Timeout time.Duration
+	// Getenv and HomeDir find the default state directory when the spec
+	// is empty; nil Getenv reads no variables.
+	Getenv  func(string) string
+	HomeDir func() (string, error)
+}
+
+// DefaultTimeout bounds each store operation unless Options say otherwise.
+const DefaultTimeout = 250 * time.Millisecond
+
+// OpenStore opens the store named by spec: "redis://[USER:PASS@]HOST:PORT/DB"
+// (or "rediss://" for TLS) for Redis, anything else for a state directory,
+// created 0700 if missing. An empty spec means DefaultSpec.
+func OpenStore(spec string, opts Options) (Store, error) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if spec == "" {
+		var err error
+		if spec, err = DefaultSpec(opts.Getenv, opts.HomeDir); err != nil {
+			return nil, err
+		}
+	}
+	if scheme, _, ok := strings.Cut(spec, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
+		switch scheme {
+		case "redis", "rediss":
+			return openRedis(spec, timeout)
+		}
+		return nil, fmt.Errorf("state store %q: unknown scheme %q; want a directory or redis://HOST:PORT/DB", redact(spec), scheme)
+	}
+	return openFiles(spec, timeout)
+}
+
+// DefaultSpec returns the default state directory: $XDG_STATE_HOME/retry
+// when that variable holds an absolute path, else ~/.local/state/retry.
+func DefaultSpec(getenv func(string) string, homeDir func() (string, error)) (string, error) {
+	if getenv != nil {
+		if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+			return filepath.Join(dir, "retry"), nil
+		}
+	}
+	if homeDir == nil {
+		return "", errors.New("no state directory: XDG_STATE_HOME is not set and the home directory is unknown")
+	}
+	home, err := homeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: %w", err)
+	}
+	if !filepath.IsAbs(home) {
+		return "", fmt.Errorf("no state directory: home %q is not absolute", home)
+	}
+	return filepath.Join(home, ".local", "state", "retry"), nil
+}
+
+// redact hides a password in a store spec, for messages.
+func redact(spec string) string {
+	u, err := url.Parse(spec)
+	if err != nil {
+		return "redis://…"
+	}
+	return u.Redacted()
+}
