@@ -10,7 +10,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -98,18 +97,60 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
-	root.AddCommand(newVersion(), newPresets())
+	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps))
 	return root
 }
 
 // run runs the plan and returns the exit code.
 func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan Plan) int {
+	warn := func(format string, args ...any) { printWarning(deps.Stderr, format, args...) }
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
-		printWarning(deps.Stderr, "cannot adopt orphaned grandchildren: %v", err)
+		warn("cannot adopt orphaned grandchildren: %v", err)
 	}
 	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
-		printWarning(deps.Stderr, "running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
+		warn("running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
 	}
+	guard, err := newGuard(&o.Breaker, deps.Env, warn)
+	if err != nil {
+		printError(deps.Stderr, err)
+		return exitcodes.Usage
+	}
+	defer guard.close()
+
+	out := newOutputs(deps, o, plan, relay)
+	defer out.stop()
+	cfg := runConfig(deps, o, plan, relay, out)
+
+	if open := guard.first(ctx); open != nil {
+		printError(deps.Stderr, errors.New(circuitOpen(o.Breaker.Key, *open)))
+		return out.finish(ctx, o, plan, cfg, runner.Result{Start: time.Now()}, report.OutcomeBreakerOpen, exitcodes.Summary{BreakerOpen: true})
+	}
+	if guard != nil {
+		cfg.Gate = guard
+		if guard.probing() {
+			cfg.Policy.Attempts = 1 // the one probe of a half-open circuit
+		}
+		if guard.seenFailure() {
+			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
+		}
+	}
+	res := runner.Run(ctx, cfg)
+	outcome := report.OutcomeOf(res.Stop)
+	if _, opened := isRefusal(res.Refusal); opened {
+		outcome = report.OutcomeBreakerOpen
+	}
+	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
+	return out.finish(ctx, o, plan, cfg, res, outcome, exitcodes.Summary{
+		Succeeded:        res.Stop == runner.Succeeded && !downstreamClosed,
+		Interrupted:      relay.Received(),
+		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
+		DownstreamClosed: downstreamClosed,
+		Last:             res.Last().Exit,
+	})
+}
+
+// runConfig turns the plan into the runner's configuration.
+func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outputs) runner.Config {
 	seed := o.Seed
 	if !o.SeedSet {
 		seed = randomSeed()
@@ -121,21 +162,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 			stdinMode = runner.StdinInherit
 		}
 	}
-	text := &report.Text{
-		W:        deps.Stderr,
-		Program:  filepath.Base(plan.Args[0]),
-		Argv:     plan.Args,
-		Deadline: plan.Policy.Deadline,
-		Quiet:    o.Quiet,
-		Verbose:  o.Verbose,
-		Cause:    func() string { return "received " + exitcodes.SignalName(relay.Received()) },
-	}
-	captured := &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed}
 	var newScan func() runner.LineScanner
 	if plan.Classifier.NeedsOutput() {
 		newScan = func() runner.LineScanner { return plan.Classifier.NewScan() }
 	}
-	res := runner.Run(ctx, runner.Config{
+	return runner.Config{
 		Args:       plan.Args,
 		Env:        append(append([]string(nil), deps.Env...), plan.Env...),
 		Dir:        plan.Dir,
@@ -160,19 +191,8 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		HookMustSucceed: o.OnRetryMustSucceed,
 		Starter:         deps.Starter,
 		Attach:          func(p runner.Process) func() { return relay.Attach(p) },
-		Observe: func(e runner.Event) {
-			captured.Observe(e)
-			text.Observe(e)
-		},
-	})
-	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(captured.Err, syscall.EPIPE)
-	return exitcodes.Code(exitcodes.Summary{
-		Succeeded:        res.Stop == runner.Succeeded && !downstreamClosed,
-		DownstreamClosed: downstreamClosed,
-		Interrupted:      relay.Received(),
-		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
-		Last:             res.Last().Exit,
-	})
+		Observe:         out.observe,
+	}
 }
 
 // idempotencyKey keeps the key from the environment (so an outer retry, or

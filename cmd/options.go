@@ -56,6 +56,14 @@ type Options struct {
 	RetryAfterMax time.Duration
 	MatchStdout   bool
 	Preset        string
+
+	Breaker breakerOptions
+
+	LogFormat   string
+	Annotations string
+	Report      string
+	MetricsFile string
+	Name        string
 }
 
 // defaultOptions returns the built-in defaults, the same as policy.Default.
@@ -76,6 +84,9 @@ func defaultOptions() Options {
 		Nested:        "warn",
 		RetryAfterMax: p.HintMax,
 		Preset:        "auto",
+		Breaker:       defaultBreakerOptions(),
+		LogFormat:     "text",
+		Annotations:   "auto",
 	}
 }
 
@@ -117,6 +128,14 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.RetryAfterMax, "retry-after-max"}, "retry-after-max", "longest wait a command may ask for; a longer one gives up at once (0: only the deadline limits it)")
 	fs.BoolVar(&o.MatchStdout, "match-stdout", false, "scan stdout too for --retry-if, --stop-if, --retry-after and presets")
 	fs.StringVar(&o.Preset, "preset", o.Preset, "rules for common tools: auto (chosen from the program name), none, or names (retry presets lists them)")
+
+	o.Breaker.bind(fs)
+
+	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "how retry logs on stderr: text (lines for people) or json (one object per event)")
+	fs.StringVar(&o.Annotations, "annotations", o.Annotations, "CI annotations: auto (GitHub Actions workflow commands when GITHUB_ACTIONS=true) or off")
+	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to this file when it ends (see docs/report-schema.md)")
+	fs.StringVar(&o.MetricsFile, "metrics-file", "", "keep Prometheus metrics for node_exporter's textfile collector in this file")
+	fs.StringVar(&o.Name, "name", "", "the name label of --metrics-file (default: the program name)")
 }
 
 // Plan is everything the run needs, checked and converted.
@@ -128,6 +147,8 @@ type Plan struct {
 	KillAfter time.Duration
 	// Classifier judges each attempt.
 	Classifier *exitcodes.Classifier
+	// Fallback runs when retry gives up or the circuit is open.
+	Fallback []string
 	ioPlan
 }
 
@@ -159,6 +180,19 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 	classifier, err := o.classifier(args)
 	if err != nil {
 		return Plan{}, err
+	}
+	if _, err := o.Breaker.config(); err != nil {
+		return Plan{}, err
+	}
+	if o.LogFormat != "text" && o.LogFormat != "json" {
+		return Plan{}, &UsageError{Flag: "--log-format", Value: o.LogFormat, Want: "want text or json"}
+	}
+	if o.Annotations != "auto" && o.Annotations != "off" {
+		return Plan{}, &UsageError{Flag: "--annotations", Value: o.Annotations, Want: "want auto or off"}
+	}
+	var fallback []string
+	if o.Breaker.Fallback != "" {
+		fallback = []string{"/bin/sh", "-c", o.Breaker.Fallback}
 	}
 	if o.OnRetryMustSucceed && o.OnRetry == "" {
 		return Plan{}, &UsageError{Flag: "--on-retry-must-succeed", Want: "needs --on-retry CMD"}
@@ -206,6 +240,7 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 		Signal:     sig,
 		KillAfter:  o.KillAfter,
 		Classifier: classifier,
+		Fallback:   fallback,
 	}, nil
 }
 

@@ -20,7 +20,18 @@ var (
 // commit and build date, from the linker flags or, for `go install` builds,
 // from the module's build information.
 func versionLine() string {
-	v, c, d := version, commit, date
+	v, c, d := buildVersion()
+	return fmt.Sprintf("retry %s (commit %s, built %s)", v, c, d)
+}
+
+// shortVersion is the version alone, as reports record it.
+func shortVersion() string {
+	v, _, _ := buildVersion()
+	return v
+}
+
+func buildVersion() (v, c, d string) {
+	v, c, d = version, commit, date
 	if info, ok := debug.ReadBuildInfo(); ok {
 		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
 			v = info.Main.Version
@@ -43,7 +54,7 @@ func versionLine() string {
 	if d == "" {
 		d = "unknown"
 	}
-	return fmt.Sprintf("retry %s (commit %s, built %s)", v, c, d)
+	return v, c, d
 }
 
 func newVersion() *cobra.Command {

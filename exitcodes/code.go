@@ -38,11 +38,16 @@ type Summary struct {
 	DownstreamClosed bool
 	// Last is how the last attempt ended (zero when none ran).
 	Last Exit
+	// FallbackRan is set when --fallback ran after retry gave up or found
+	// the circuit open; its ending, Fallback, decides the code.
+	FallbackRan bool
+	Fallback    Exit
 }
 
 // Code is the one table from a run's outcome to retry's exit code:
 // success 0 (even when a forwarded signal arrived too late to matter);
-// stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE); deadline or timeout 124; circuit
+// stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE);
+// the fallback's own code when one ran; deadline or timeout 124; circuit
 // open 75; otherwise the last attempt's own code (126/127 when it could not
 // start, 128+n when it was killed by signal n).
 func Code(s Summary) int {
@@ -55,6 +60,8 @@ func Code(s Summary) int {
 		return 128 + int(s.Interrupted)
 	case s.DownstreamClosed:
 		return 128 + int(syscall.SIGPIPE)
+	case s.FallbackRan:
+		return s.Fallback.Code
 	case s.DeadlineStopped, s.Last.TimedOut:
 		return Timeout
 	case s.BreakerOpen:

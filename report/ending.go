@@ -49,13 +49,15 @@ func OutcomeOf(s runner.Stop) Outcome {
 	switch s {
 	case runner.Succeeded:
 		return OutcomeSuccess
-	case runner.Exhausted:
+	case runner.Exhausted, runner.Refused:
+		// A spent retry budget ends the retries as running out of
+		// attempts does; a circuit that opened is named by the caller.
 		return OutcomeExhausted
-	case runner.Deadline, runner.HintPastDeadline:
+	case runner.Deadline, runner.HintPastDeadline, runner.HintTooLong:
 		return OutcomeDeadline
-	case runner.Terminal:
+	case runner.Terminal, runner.HookFailed:
 		return OutcomeTerminal
-	case runner.Cancelled:
+	case runner.Cancelled, runner.DownstreamClosed:
 		return OutcomeCancelled
 	}
 	return Outcome(s.String())

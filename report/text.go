@@ -117,6 +117,11 @@ func (t *Text) reason(r runner.Result) string {
 		return "the reader of stdout went away"
 	case runner.HookFailed:
 		return "the --on-retry command failed (--on-retry-must-succeed)"
+	case runner.Refused:
+		if r.Refusal != nil {
+			return r.Refusal.Error()
+		}
+		return "retry refused"
 	}
 	return r.Stop.String()
 }

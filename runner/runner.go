@@ -72,6 +72,10 @@ type Config struct {
 	Hook            []string
 	HookMustSucceed bool
 
+	// Gate, when set, is told every attempt's outcome and asked before
+	// every retry: the circuit breaker and the retry budgets.
+	Gate Gate
+
 	// Starter starts each attempt; nil means Exec.
 	Starter Starter
 	// Attach, when set, is called with each started attempt so signals
@@ -79,6 +83,17 @@ type Config struct {
 	Attach func(Process) (detach func())
 	// Observe, when set, receives every Event as it happens.
 	Observe func(Event)
+}
+
+// Gate is consulted around attempts by something that sees more than one
+// run, such as a circuit breaker.
+type Gate interface {
+	// Allow is asked before retry number next (from 2), once the policy
+	// has decided to retry; an error refuses it, stops the run (Refused)
+	// and says why.
+	Allow(ctx context.Context, next int) error
+	// Done is told how each attempt ended.
+	Done(ctx context.Context, o Outcome)
 }
 
 // Stop says why a run ended.
@@ -107,6 +122,8 @@ const (
 	DownstreamClosed
 	// HookFailed means the --on-retry hook failed and had to succeed.
 	HookFailed
+	// Refused means the Gate refused a retry (Result.Refusal says why).
+	Refused
 )
 
 // String returns the stop reason's name as used in reports.
@@ -130,6 +147,8 @@ func (s Stop) String() string {
 		return "downstream-closed"
 	case HookFailed:
 		return "hook-failed"
+	case Refused:
+		return "refused"
 	}
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
@@ -166,6 +185,8 @@ type Result struct {
 	Elapsed  time.Duration
 	Attempts []Outcome
 	Stop     Stop
+	// Refusal is why the Gate refused a retry, when Stop is Refused.
+	Refusal error
 }
 
 // Last returns the last attempt made, or the zero Outcome if none was.
@@ -267,6 +288,15 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		out, scan, captured := r.attempt(ctx, n)
 		stop := r.judge(ctx, &out, scan)
+		if r.cfg.Gate != nil {
+			r.cfg.Gate.Done(ctx, out)
+			if stop == 0 {
+				if err := r.cfg.Gate.Allow(ctx, n+1); err != nil {
+					stop, res.Refusal = Refused, err
+					out.Next = policy.Decision{}
+				}
+			}
+		}
 		if captured != nil {
 			out.Stdout = captured
 		}
@@ -398,6 +428,26 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 	}
 	exit, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
 	return exit, deadlineHit, nil
+}
+
+// RunOnce runs args once outside the retry loop, such as a fallback: with
+// cfg's environment, directory, stdout and stderr, no stdin, in its own
+// process group with cfg.Attach forwarding signals, and no time limit.
+func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, error) {
+	r := &run{cfg: cfg, start: time.Now()}
+	if r.cfg.Starter == nil {
+		r.cfg.Starter = Exec{}
+	}
+	exit, _, err := r.execute(ctx, Command{
+		Args:      args,
+		Env:       cfg.Env,
+		Dir:       cfg.Dir,
+		Stdout:    cfg.Stdout,
+		Stderr:    cfg.Stderr,
+		Signal:    cfg.Signal,
+		KillAfter: cfg.KillAfter,
+	}, 0, false, func() {})
+	return exit, err
 }
 
 // hook runs the --on-retry hook before attempt next and reports whether it

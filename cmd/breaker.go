@@ -1,0 +1,396 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"retry/breaker"
+	"retry/exitcodes"
+	"retry/report"
+	"retry/runner"
+)
+
+// breakerOptions are the flags of the shared state: the circuit breaker,
+// the retry budget per key and the run budget.
+type breakerOptions struct {
+	Key      string
+	State    string
+	Window   time.Duration
+	Ratio    float64
+	Min      int
+	Cooldown time.Duration
+	Tokens   float64
+	TokenPct float64
+
+	RunBudget int
+	RunID     string
+	Fallback  string
+}
+
+func defaultBreakerOptions() breakerOptions {
+	d := breaker.Default()
+	return breakerOptions{
+		Window:   d.Window,
+		Ratio:    d.Ratio,
+		Min:      d.Min,
+		Cooldown: d.Cooldown,
+		Tokens:   d.Tokens,
+		TokenPct: d.TokenRatio,
+	}
+}
+
+// bindState registers --state, shared by the root and breaker commands.
+func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
+	fs.StringVar(&b.State, "state", "", "where shared state lives: a directory, or redis://HOST:PORT/DB (default $RETRY_STATE, else $XDG_STATE_HOME/retry)")
+}
+
+func (b *breakerOptions) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&b.Key, "breaker", "", "share a circuit breaker and retry budget with every run using this KEY (such as registry.example)")
+	b.bindState(fs)
+	fs.Var(durationValue{&b.Window, "breaker-window"}, "breaker-window", "how far back the breaker counts attempts")
+	fs.Float64Var(&b.Ratio, "breaker-ratio", b.Ratio, "failure share in the window at which the circuit opens, in (0, 1]")
+	fs.Var(countValue{&b.Min, "breaker-min"}, "breaker-min", "attempts the window must hold before the circuit can open")
+	fs.Var(durationValue{&b.Cooldown, "breaker-cooldown"}, "breaker-cooldown", "how long an open circuit waits (±20%) before one run probes")
+	fs.Float64Var(&b.Tokens, "budget-tokens", b.Tokens, "retry budget per key: failed attempts take a token; no retries at half or less")
+	fs.Float64Var(&b.TokenPct, "budget-ratio", b.TokenPct, "tokens a successful attempt gives back")
+	fs.Var(countValue{&b.RunBudget, "run-budget"}, "run-budget", "retries shared by every retry in one CI job or script run (0: no limit)")
+	fs.StringVar(&b.RunID, "run-id", "", "the run the --run-budget belongs to (default $RETRY_RUN_ID, else the CI job's identity)")
+	fs.StringVar(&b.Fallback, "fallback", "", "run this with /bin/sh -c when retry gives up or the circuit is open; its exit code becomes retry's")
+}
+
+// config checks the breaker flags and returns the breaker's configuration.
+func (b *breakerOptions) config() (breaker.Config, error) {
+	c := breaker.Default()
+	switch {
+	case b.Ratio <= 0 || b.Ratio > 1:
+		return c, &UsageError{Flag: "--breaker-ratio", Value: fmt.Sprint(b.Ratio), Want: "want a share above 0 and at most 1, such as 0.5"}
+	case b.Min < 1:
+		return c, &UsageError{Flag: "--breaker-min", Value: fmt.Sprint(b.Min), Want: "want 1 or more"}
+	case b.Window <= 0:
+		return c, &UsageError{Flag: "--breaker-window", Value: b.Window.String(), Want: "want a duration above 0, such as 60s"}
+	case b.Cooldown <= 0:
+		return c, &UsageError{Flag: "--breaker-cooldown", Value: b.Cooldown.String(), Want: "want a duration above 0, such as 30s"}
+	case b.Tokens <= 0:
+		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
+	case b.TokenPct < 0:
+		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
+	}
+	c.Window, c.Ratio, c.Min, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.Cooldown, b.Tokens, b.TokenPct
+	if err := c.Validate(); err != nil {
+		return c, &UsageError{Flag: "--breaker", Err: err}
+	}
+	return c, nil
+}
+
+// openStore opens the state store named by --state, RETRY_STATE or the
+// default directory.
+func openStore(spec string, env []string) (breaker.Store, error) {
+	if spec == "" {
+		spec = lookupEnv(env, "RETRY_STATE")
+	}
+	return breaker.OpenStore(spec, breaker.Options{
+		Getenv:  func(k string) string { return lookupEnv(env, k) },
+		HomeDir: os.UserHomeDir,
+	})
+}
+
+// guard is one run's view of the shared state, as a runner.Gate. Any store
+// error turns it off for the rest of the run, with one warning: the state
+// store never stops the command from running unless the circuit is known
+// to be open, and never makes retry hang.
+type guard struct {
+	b        *breaker.Breaker
+	store    breaker.Store
+	key      string
+	permit   breaker.Permit
+	runID    string
+	runLimit int
+	warn     func(format string, args ...any)
+	off      bool
+	// opened is set when the circuit refused a retry mid-run.
+	opened bool
+}
+
+// newGuard opens the store when --breaker or --run-budget needs it; it
+// returns nil when neither does or the store cannot be opened.
+func newGuard(o *breakerOptions, env []string, warn func(string, ...any)) (*guard, error) {
+	runID := o.RunID
+	if runID == "" {
+		runID = breaker.RunID(func(k string) string { return lookupEnv(env, k) })
+	}
+	if o.RunBudget > 0 && runID == "" {
+		warn("--run-budget needs a run id: set RETRY_RUN_ID or --run-id (no CI job identity found); no run budget this run")
+	}
+	if o.Key == "" && (o.RunBudget == 0 || runID == "") {
+		return nil, nil
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return nil, err
+	}
+	store, err := openStore(o.State, env)
+	if err != nil {
+		warn("state store unavailable (%v); running without the breaker this run", err)
+		return nil, nil
+	}
+	b, err := breaker.New(store, cfg, nil, nil)
+	if err != nil {
+		store.Close()
+		return nil, &UsageError{Flag: "--breaker", Err: err}
+	}
+	g := &guard{b: b, store: store, key: o.Key, runID: runID, warn: warn}
+	if o.RunBudget > 0 && runID != "" {
+		g.runLimit = o.RunBudget
+	}
+	return g, nil
+}
+
+func (g *guard) close() {
+	if g != nil {
+		g.store.Close()
+	}
+}
+
+// failed turns the guard off after a store error.
+func (g *guard) failed(err error) {
+	if !g.off {
+		g.warn("state store unavailable (%v); running without the breaker this run", err)
+	}
+	g.off = true
+}
+
+// first asks whether the first attempt may run. It returns the permit's
+// status when the circuit is open (the command must not run).
+func (g *guard) first(ctx context.Context) (open *breaker.Status) {
+	if g == nil || g.key == "" {
+		return nil
+	}
+	p, err := g.b.Check(ctx, g.key, 1)
+	if err != nil {
+		g.failed(err)
+		return nil
+	}
+	if p.Status.Warning != nil {
+		g.warn("%v", p.Status.Warning)
+	}
+	g.permit = p
+	if p.Verdict == breaker.Reject {
+		return &p.Status
+	}
+	return nil
+}
+
+// probing reports whether this run is the circuit's one half-open probe.
+func (g *guard) probing() bool {
+	return g != nil && g.permit.Verdict == breaker.Probe
+}
+
+// seenFailure reports whether the key failed recently: skip the fast phase.
+func (g *guard) seenFailure() bool {
+	return g != nil && g.key != "" && !g.off && g.permit.Status.SeenFailure()
+}
+
+// Done implements runner.Gate: it records successes and transient failures.
+func (g *guard) Done(ctx context.Context, o runner.Outcome) {
+	if g.off || g.key == "" || ctx.Err() != nil {
+		return
+	}
+	var outcome breaker.Outcome
+	switch o.Verdict.Class {
+	case exitcodes.Success:
+		outcome = breaker.Success
+	case exitcodes.Transient:
+		outcome = breaker.Failure
+	default:
+		return // terminal failures say nothing about the dependency
+	}
+	if _, err := g.b.Record(ctx, g.permit, outcome); err != nil {
+		g.failed(err)
+	}
+}
+
+// refusal is why Allow refused a retry.
+type refusal struct {
+	msg    string
+	opened bool
+}
+
+func (r *refusal) Error() string { return r.msg }
+
+// Allow implements runner.Gate: a retry needs the circuit closed, a token
+// of the key's budget and one retry of the run's budget.
+func (g *guard) Allow(ctx context.Context, next int) error {
+	if g.off {
+		return nil
+	}
+	if g.probing() {
+		return &refusal{msg: fmt.Sprintf("this run was the probe of circuit %q and failed", g.key), opened: true}
+	}
+	if g.key != "" {
+		p, err := g.b.Check(ctx, g.key, next)
+		if err != nil {
+			g.failed(err)
+			return nil
+		}
+		g.permit = p
+		switch p.Verdict {
+		case breaker.Reject:
+			g.opened = true
+			return &refusal{msg: circuitOpen(g.key, p.Status), opened: true}
+		case breaker.NoBudget:
+			return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, p.Status.Tokens, p.Status.MaxTokens)}
+		}
+	}
+	if g.runLimit > 0 {
+		rb, err := g.b.TakeRunRetry(ctx, g.runID, g.runLimit)
+		if err != nil {
+			g.failed(err)
+			return nil
+		}
+		if rb.Warning != nil {
+			g.warn("%v", rb.Warning)
+		}
+		if !rb.Taken {
+			return &refusal{msg: fmt.Sprintf("run retry budget (%d) spent", g.runLimit)}
+		}
+	}
+	return nil
+}
+
+// circuitOpen is the message for a circuit that does not let a run through.
+func circuitOpen(key string, s breaker.Status) string {
+	msg := fmt.Sprintf("circuit %q is open (%d of %d attempts failed in the last %s)", key, s.Failures, s.Attempts, report.Duration(s.Window))
+	if s.NextProbe > 0 {
+		msg += "; next probe in " + report.Duration(s.NextProbe.Round(time.Second))
+	} else {
+		msg += "; another run is probing"
+	}
+	return msg
+}
+
+// newBreakerCommand is `retry breaker list|status|reset`.
+func newBreakerCommand(deps Deps) *cobra.Command {
+	var b breakerOptions
+	var asJSON bool
+	open := func() (*breaker.Breaker, breaker.Store, error) {
+		store, err := openStore(b.State, deps.Env)
+		if err != nil {
+			return nil, nil, &UsageError{Flag: "--state", Value: b.State, Err: err}
+		}
+		br, err := breaker.New(store, breaker.Default(), nil, nil)
+		if err != nil {
+			store.Close()
+			return nil, nil, err
+		}
+		return br, store, nil
+	}
+	root := &cobra.Command{
+		Use:   "breaker",
+		Short: "Inspect and reset the shared circuit breakers",
+		Args:  cobra.NoArgs,
+	}
+	b.bindState(root.PersistentFlags())
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List every circuit in the state store",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			br, store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			all, err := br.List(c.Context())
+			if err != nil {
+				return fmt.Errorf("list circuits: %w", err)
+			}
+			if asJSON {
+				return json.NewEncoder(c.OutOrStdout()).Encode(all)
+			}
+			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "KEY\tSTATE\tFAILED\tTOKENS\tNEXT PROBE")
+			for _, s := range all {
+				fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f/%.0f\t%s\n", s.Key, s.State, s.Failures, s.Attempts, s.Tokens, s.MaxTokens, nextProbe(s))
+			}
+			return w.Flush()
+		},
+	}
+	status := &cobra.Command{
+		Use:   "status KEY",
+		Short: "Show one circuit: state, window counts, tokens, time to the next probe",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			br, store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			s, err := br.Status(c.Context(), args[0])
+			if err != nil {
+				return fmt.Errorf("status of %q: %w", args[0], err)
+			}
+			if asJSON {
+				return json.NewEncoder(c.OutOrStdout()).Encode(s)
+			}
+			fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\n",
+				s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s))
+			return nil
+		},
+	}
+	reset := &cobra.Command{
+		Use:   "reset KEY",
+		Short: "Forget everything about one circuit: closed, empty window, full budget",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			br, store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			if err := br.Reset(c.Context(), args[0]); err != nil {
+				return fmt.Errorf("reset %q: %w", args[0], err)
+			}
+			fmt.Fprintf(c.ErrOrStderr(), "retry: circuit %q reset\n", args[0])
+			return nil
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	root.AddCommand(list, status, reset)
+	return root
+}
+
+func nextProbe(s breaker.Status) string {
+	switch {
+	case s.State == breaker.Closed:
+		return "-"
+	case s.NextProbe <= 0:
+		return "now"
+	}
+	return report.Duration(s.NextProbe.Round(time.Second))
+}
+
+func allowed(ok bool) string {
+	if ok {
+		return "allowed"
+	}
+	return "refused"
+}
+
+// isRefusal reports whether err is the guard's refusal of a retry, and
+// whether it was the circuit that refused.
+func isRefusal(err error) (ok, opened bool) {
+	var r *refusal
+	if errors.As(err, &r) {
+		return true, r.opened
+	}
+	return false, false
+}

@@ -1,0 +1,130 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"retry/exitcodes"
+	"retry/report"
+	"retry/runner"
+	"retry/signals"
+)
+
+// outputs are the renderers of one run, and what happens once it is over:
+// the fallback, the summary, the report file and the metrics file.
+type outputs struct {
+	deps      Deps
+	program   string
+	countdown *report.Countdown
+	captured  *report.Captured
+	github    *report.GitHub
+	text      *report.Text
+	json      *report.JSONLog
+	relay     *signals.Relay
+}
+
+func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs {
+	program := filepath.Base(plan.Args[0])
+	cause := func() string { return "received " + exitcodes.SignalName(relay.Received()) }
+	x := &outputs{
+		deps:     deps,
+		program:  program,
+		relay:    relay,
+		captured: &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed},
+	}
+	terminal := isTerminal(deps.Stderr)
+	if o.LogFormat == "json" {
+		x.json = &report.JSONLog{W: deps.Stderr, Program: program, Argv: plan.Args, Verbose: o.Verbose}
+	} else {
+		x.text = &report.Text{W: deps.Stderr, Program: program, Argv: plan.Args, Deadline: plan.Policy.Deadline,
+			Quiet: o.Quiet, Verbose: o.Verbose, Cause: cause}
+		if terminal && !o.Quiet {
+			x.countdown = &report.Countdown{W: deps.Stderr, Min: time.Second, Color: report.UseColor(terminal, deps.Env)}
+		}
+	}
+	if o.Annotations == "auto" && lookupEnv(deps.Env, "GITHUB_ACTIONS") == "true" {
+		x.github = &report.GitHub{W: deps.Stderr, Program: program, Deadline: plan.Policy.Deadline, Cause: cause}
+	}
+	return x
+}
+
+// observe passes an event to every renderer. The countdown sees an
+// attempt's end last, so its line starts below the attempt's line, and
+// every other event first, so its line is gone before anything else writes
+// to the terminal.
+func (x *outputs) observe(e runner.Event) {
+	_, ended := e.(*runner.AttemptEnded)
+	if x.countdown != nil && !ended {
+		x.countdown.Observe(e)
+	}
+	defer func() {
+		if x.countdown != nil && ended {
+			x.countdown.Observe(e)
+		}
+	}()
+	x.captured.Observe(e)
+	if x.github != nil {
+		x.github.Observe(e)
+	}
+	if x.text != nil {
+		x.text.Observe(e)
+	}
+	if x.json != nil {
+		x.json.Observe(e)
+	}
+}
+
+func (x *outputs) stop() {
+	if x.countdown != nil {
+		x.countdown.Stop()
+	}
+}
+
+// finish runs the fallback when retry gave up, then writes the summary,
+// the report file and the metrics file, and returns the exit code.
+func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.Config, res runner.Result, outcome report.Outcome, s exitcodes.Summary) int {
+	gaveUp := !s.Succeeded && s.Interrupted == 0 && !s.DownstreamClosed
+	if len(plan.Fallback) > 0 && gaveUp && ctx.Err() == nil {
+		exit, err := runner.RunOnce(ctx, cfg, plan.Fallback)
+		s.FallbackRan, s.Fallback, s.Interrupted = true, exit, x.relay.Received()
+		outcome = report.OutcomeFallback
+		if x.text != nil {
+			msg := exit.String()
+			if err != nil {
+				msg = err.Error()
+			}
+			fmt.Fprintf(x.deps.Stderr, "retry: ran the --fallback command instead: %s\n", report.OneLine(msg))
+		}
+	}
+	code := exitcodes.Code(s)
+	ending := report.Ending{Result: res, Outcome: outcome, ExitCode: code}
+	if x.json != nil {
+		x.json.Finish(ending)
+	}
+	warn := func(format string, args ...any) { printWarning(x.deps.Stderr, format, args...) }
+	if o.Report != "" {
+		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
+		if err := rf.Write(ending); err != nil {
+			warn("--report %s: %v", o.Report, err)
+		}
+	}
+	if o.MetricsFile != "" {
+		name := o.Name
+		if name == "" {
+			name = x.program
+		}
+		mf := &report.MetricsFile{Path: o.MetricsFile, Name: name}
+		// A cancelled run is counted too: the lock wait is bounded by
+		// itself, not by the signal.
+		warning, err := mf.Write(context.WithoutCancel(ctx), ending)
+		if warning != "" {
+			warn("--metrics-file %s: %s", o.MetricsFile, warning)
+		}
+		if err != nil {
+			warn("--metrics-file %s: %v", o.MetricsFile, err)
+		}
+	}
+	return code
+}

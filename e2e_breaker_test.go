@@ -1,0 +1,198 @@
+package main
+
+// End-to-end tests of the state shared across runs: circuit breaker, retry
+// budgets, fallback; and of the machine outputs: report file, metrics file,
+// JSON log, GitHub Actions annotations, countdown.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCircuitOpensAcrossRunsAndStopsTheTraffic(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	failing := []string{"--breaker", "db", "--state", state, "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "sh", "-c", "exit 7"}
+	r := retry(t, nil, failing...)
+	assert.Equal(t, 7, r.code)
+	r = retry(t, nil, failing...)
+	assert.Contains(t, r.stderr, `circuit "db" is open (5 of 5 attempts failed in the last 1m0s); next probe in`,
+		"the fifth failure opened the circuit: the second run stops instead of its third attempt")
+
+	marker := filepath.Join(t.TempDir(), "ran")
+	r = retry(t, nil, "--breaker", "db", "--state", state, "--", "touch", marker)
+	assert.Equal(t, 75, r.code, "EX_TEMPFAIL while the circuit is open")
+	assert.NoFileExists(t, marker, "the command is not run at all")
+	assert.Regexp(t, `^retry: circuit "db" is open \(5 of 5 attempts failed in the last 1m0s\); next probe in \d+s\n$`, r.stderr)
+
+	r = retry(t, nil, "--breaker", "db", "--state", state, "--fallback", "echo from cache; exit 3", "--", "touch", marker)
+	assert.Equal(t, 3, r.code, "the fallback's exit code becomes retry's")
+	assert.Equal(t, "from cache\n", r.stdout)
+
+	r = retry(t, nil, "breaker", "status", "db", "--state", state, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var status map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &status))
+	assert.Equal(t, "open", status["state"])
+	assert.EqualValues(t, 5, status["failures"])
+
+	r = retry(t, nil, "breaker", "list", "--state", state)
+	assert.Regexp(t, `(?m)^db\s+open\s+5/5`, r.stdout)
+
+	r = retry(t, nil, "breaker", "reset", "db", "--state", state)
+	assert.Equal(t, 0, r.code)
+	r = retry(t, nil, "--breaker", "db", "--state", state, "--", "touch", marker)
+	assert.Equal(t, 0, r.code, "closed again after reset")
+	assert.FileExists(t, marker)
+}
+
+func TestRunBudgetIsSharedByEveryRetryOfOneRun(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	args := []string{"--state", state, "--run-budget", "2", "-n", "5", "--fast-delay", "1ms", "--", "sh", "-c", "exit 1"}
+	env := []string{"RETRY_RUN_ID=job-42"}
+	r := retry(t, env, args...)
+	assert.Contains(t, r.stderr, "giving up on sh after 3 attempts")
+	assert.Contains(t, r.stderr, "run retry budget (2) spent")
+	r = retry(t, env, args...)
+	assert.Contains(t, r.stderr, "giving up on sh after 1 attempt", "the second step of the same run has no retries left")
+	r = retry(t, []string{"RETRY_RUN_ID=job-43"}, args...)
+	assert.Contains(t, r.stderr, "after 3 attempts", "another run has its own budget")
+}
+
+func TestBrokenStateStoreDegradesToNoBreakerWithAWarning(t *testing.T) {
+	t.Parallel()
+	notADir := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(notADir, nil, 0o600))
+	r := retry(t, nil, "--breaker", "k", "--state", notADir, "--", "echo", "ran")
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, "ran\n", r.stdout, "the command still runs")
+	assert.Contains(t, r.stderr, "retry: warning: state store unavailable")
+
+	start := time.Now()
+	r = retry(t, nil, "--breaker", "k", "--state", "redis://127.0.0.1:1/0", "--", "echo", "ran")
+	assert.Equal(t, "ran\n", r.stdout)
+	assert.Contains(t, r.stderr, "running without the breaker this run")
+	assert.Less(t, time.Since(start), 10*time.Second, "an unreachable Redis never makes retry hang")
+}
+
+func TestBreakerKeepsAnOutageFromBeingHammered(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	// A dependency that fails for 10 s; 50 runs start over those 10 s.
+	var hits atomic.Int64
+	var healthyAt atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if time.Now().UnixNano() < healthyAt.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	}))
+	defer srv.Close()
+
+	measure := func(extra ...string) float64 {
+		hits.Store(0)
+		healthyAt.Store(time.Now().Add(10 * time.Second).UnixNano())
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				args := append(append([]string{"-q"}, extra...), "--", "curl", "-fsS", "-o", "/dev/null", srv.URL)
+				retry(t, nil, args...)
+			}()
+			time.Sleep(200 * time.Millisecond) // spreading the runs over the outage, as CI jobs would be
+		}
+		wg.Wait()
+		return float64(hits.Load()) / 50
+	}
+	with := measure("--breaker", "registry", "--state", t.TempDir())
+	t.Logf("attempts per run during a 10s outage: %.2f with --breaker", with)
+	assert.LessOrEqual(t, with, 1.5)
+	without := measure()
+	t.Logf("attempts per run during a 10s outage: %.2f without --breaker", without)
+	assert.Greater(t, without, 4.0, "without the breaker nearly every run makes its 5 attempts")
+}
+
+func TestReportAndMetricsFilesDescribeTheRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	reportFile := filepath.Join(dir, "report.json")
+	metrics := filepath.Join(dir, "retry.prom")
+	args := []string{"-n", "2", "--fast-delay", "1ms", "--report", reportFile, "--metrics-file", metrics, "--name", "fetch", "--", "sh", "-c", "exit 4", "secret"}
+	r := retry(t, nil, args...)
+	assert.Equal(t, 4, r.code)
+	data, err := os.ReadFile(reportFile)
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, "exhausted", doc["outcome"])
+	assert.EqualValues(t, 4, doc["exit_code"])
+	assert.Len(t, doc["attempts"], 2)
+	assert.NotContains(t, string(data), "secret", "argv only with -v")
+
+	retry(t, nil, args...)
+	prom, err := os.ReadFile(metrics)
+	require.NoError(t, err)
+	assert.Contains(t, string(prom), `retry_attempts_total{name="fetch"} 4`, "counters add up across runs")
+	assert.Contains(t, string(prom), `retry_runs_total{name="fetch",outcome="exhausted"} 2`)
+}
+
+func TestJSONLogHasOneObjectPerEvent(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "--log-format", "json", "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "exit 3")
+	assert.Equal(t, 3, r.code)
+	var types []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &ev), line)
+		types = append(types, ev["type"].(string))
+	}
+	assert.Equal(t, []string{"attempt_start", "attempt_end", "wait", "attempt_start", "attempt_end", "summary"}, types)
+}
+
+func TestGitHubActionsGetsWarningsGroupsAndAnError(t *testing.T) {
+	t.Parallel()
+	r := retry(t, []string{"GITHUB_ACTIONS=true"}, "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "exit 3")
+	assert.Regexp(t, `::warning title=retry::attempt 1/2 failed: exit 3 \(transient\); retrying in \S+ \(fast phase\)\n`, r.stderr)
+	assert.Contains(t, r.stderr, "::group::retry: attempt 2/2\n")
+	assert.Contains(t, r.stderr, "::endgroup::\n")
+	assert.Contains(t, r.stderr, "::error title=retry::giving up on sh after 2 attempts")
+
+	r = retry(t, []string{"GITHUB_ACTIONS=true"}, "--annotations", "off", "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "exit 3")
+	assert.NotContains(t, r.stderr, "::")
+}
+
+func TestCountdownShowsOnATerminalForLongWaits(t *testing.T) {
+	c, _, output, done := ptyRetry(t, "-n", "2", "--fast", "0", "--jitter", "none", "--slow-delay", "2s", "--", "sh", "-c", "exit 1")
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("retry did not exit")
+	}
+	assert.Equal(t, 1, c.ProcessState.ExitCode())
+	out := output()
+	failed := strings.Index(out, "retry: attempt 1/2 failed")
+	countdown := strings.Index(out, "retry: attempt 2/2 in 2s (slow phase) — Ctrl-C to stop")
+	require.True(t, failed >= 0 && countdown >= 0, out)
+	assert.Less(t, failed, countdown, "the countdown starts below the attempt's line")
+	assert.Contains(t, out, "retry: attempt 2/2 in 1s (slow phase)", "it counts down")
+	assert.Contains(t, out, "\r\x1b[Kretry: giving up", "the line is erased before the next line")
+}
