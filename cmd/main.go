@@ -43,7 +43,12 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	ctx, relay := signals.Listen(ctx)
 	defer relay.Stop()
 	code := exitcodes.OK
-	root := newRoot(deps, relay, &code)
+	args, sources, err := withLayers(args, deps)
+	if err != nil {
+		printError(deps.Stderr, err)
+		return exitcodes.Usage
+	}
+	root := newRoot(deps, relay, &code, sources)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
 		var ue *UsageError
@@ -56,7 +61,28 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	return code
 }
 
-func newRoot(deps Deps, relay *signals.Relay, code *int) *cobra.Command {
+// withLayers puts the words of the -p policy and RETRY_OPTS before the
+// command line's own flags, for a run or `retry plan`; other subcommands
+// take their arguments as they are.
+func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
+	at := 0
+	if len(args) > 0 {
+		switch args[0] {
+		case "plan":
+			at = 1
+		case "version", "completion", "help", "presets", "breaker", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+			return args, nil, nil
+		}
+	}
+	l, err := layers(args[at:], deps)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := append(append(append([]string{}, args[:at]...), l.words...), args[at:]...)
+	return out, l.sources, nil
+}
+
+func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string) *cobra.Command {
 	o := defaultOptions()
 	root := &cobra.Command{
 		Use:   "retry [flags] [--] COMMAND [ARG...]",
@@ -97,7 +123,10 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
-	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps))
+	plan := newPlan(deps, &sources)
+	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), plan)
+	registerCompletions(root, deps)
+	registerCompletions(plan, deps)
 	return root
 }
 

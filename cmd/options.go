@@ -64,6 +64,9 @@ type Options struct {
 	Report      string
 	MetricsFile string
 	Name        string
+
+	// Policy is the -p policy; it is applied before parsing (see layers).
+	Policy string
 }
 
 // defaultOptions returns the built-in defaults, the same as policy.Default.
@@ -136,6 +139,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to this file when it ends (see docs/report-schema.md)")
 	fs.StringVar(&o.MetricsFile, "metrics-file", "", "keep Prometheus metrics for node_exporter's textfile collector in this file")
 	fs.StringVar(&o.Name, "name", "", "the name label of --metrics-file (default: the program name)")
+	fs.StringVarP(&o.Policy, "policy", "p", "", "use the named policy from .retry.toml or ~/.config/retry/config.toml, or a built-in profile: interactive, default, patient")
 }
 
 // Plan is everything the run needs, checked and converted.

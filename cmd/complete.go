@@ -1,0 +1,89 @@
+package cmd
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"retry/breaker"
+	"retry/exitcodes"
+)
+
+// Command returns retry's command tree for generating documentation and
+// completion scripts. It must not be executed: it has no streams or
+// signal relay.
+func Command() *cobra.Command {
+	code := 0
+	root := newRoot(Deps{}, nil, &code, nil)
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	return root
+}
+
+// registerCompletions teaches the shell completions the values of retry's
+// flags: fixed choices, preset names, policy names from the configuration
+// and breaker keys from the state store.
+func registerCompletions(c *cobra.Command, deps Deps) {
+	fixed := func(values ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	var presets []string
+	for _, p := range exitcodes.Presets() {
+		presets = append(presets, p.Name+"\t"+p.Description)
+	}
+	completions := map[string]func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective){
+		"jitter":      fixed("full", "equal", "none"),
+		"stdin":       fixed("auto", "replay", "inherit", "null"),
+		"stdout":      fixed("pass", "buffer"),
+		"nested":      fixed("warn", "single", "allow"),
+		"log-format":  fixed("text", "json"),
+		"annotations": fixed("auto", "off"),
+		"signal":      fixed("TERM", "INT", "HUP", "QUIT", "KILL", "USR1", "USR2"),
+		"preset":      fixed(append([]string{"auto\tfrom the program name", "none\tno presets"}, presets...)...),
+		"policy": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			l, err := layers(nil, deps)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return l.policies, cobra.ShellCompDirectiveNoFileComp
+		},
+		"breaker": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return breakerKeys(deps), cobra.ShellCompDirectiveNoFileComp
+		},
+	}
+	for name, f := range completions {
+		if c.Flags().Lookup(name) != nil {
+			_ = c.RegisterFlagCompletionFunc(name, f)
+		}
+	}
+}
+
+// breakerKeys lists the keys in the default state store, quickly or not at
+// all.
+func breakerKeys(deps Deps) []string {
+	store, err := openStore("", deps.Env)
+	if err != nil {
+		return nil
+	}
+	defer store.Close()
+	b, err := breaker.New(store, breaker.Default(), nil, nil)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	all, err := b.List(ctx)
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, s := range all {
+		if s.Key != "" {
+			keys = append(keys, s.Key)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,244 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"retry/exitcodes"
+	"retry/policy"
+	"retry/report"
+)
+
+// planRows is the most attempts `retry plan` lists.
+const planRows = 40
+
+func newPlan(deps Deps, sources *map[string]string) *cobra.Command {
+	o := defaultOptions()
+	c := &cobra.Command{
+		Use:   "plan [flags] [-- COMMAND [ARG...]]",
+		Short: "Show the schedule and the rules a retry would use, without running anything",
+		Long: `plan takes the same flags as retry itself (and RETRY_OPTS and -p policies)
+and prints what they add up to: each attempt's phase, the range its wait is
+drawn from, the worst-case and expected time used before it starts, where
+the deadline cuts the schedule, an ASCII timeline, and the classification
+rules in force (the presets too, when a COMMAND is named). With --seed N it
+shows the exact waits that --seed N would use; with -v, where each setting
+came from.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			argv := args
+			if len(argv) == 0 {
+				argv = []string{"COMMAND"}
+			}
+			plan, err := o.plan(argv, deps.Env)
+			if err != nil {
+				return err
+			}
+			writePlan(c.OutOrStdout(), &o, plan, len(args) > 0)
+			if o.Verbose {
+				writeSources(c.OutOrStdout(), c, *sources)
+			}
+			return nil
+		},
+	}
+	c.Flags().SetInterspersed(false)
+	c.Flags().SortFlags = false
+	o.bind(c.Flags())
+	return c
+}
+
+// planRow is one attempt of the schedule.
+type planRow struct {
+	attempt         int
+	phase           string
+	lo, hi          time.Duration // the wait before it
+	exact           time.Duration // with --seed
+	worst, expected time.Duration // time used before it starts
+	cut             bool          // the deadline ends the schedule before it
+}
+
+// schedule lays out the attempts of p. Worst and expected times count the
+// waits, plus the per-attempt timeout (when set) for every earlier attempt.
+func schedule(p policy.Policy, timeout time.Duration, seed uint64, seeded bool) []planRow {
+	rows := []planRow{{attempt: 1, phase: "first"}}
+	r := rand.New(rand.NewPCG(seed, seed))
+	var worst, expected time.Duration
+	for a := 1; p.Attempts == 0 || a < p.Attempts; a++ {
+		if len(rows) == planRows {
+			break
+		}
+		phase, bound := p.Bound(a)
+		lo, hi := p.Range(bound)
+		row := planRow{attempt: a + 1, phase: phase.String() + " phase", lo: lo, hi: hi}
+		if seeded {
+			row.exact = p.Next(policy.Input{Attempt: a}, r).Wait
+		}
+		worst += hi + timeout
+		expected += (lo+hi)/2 + timeout
+		row.worst, row.expected = worst, expected
+		if p.Deadline > 0 && worst >= p.Deadline {
+			row.cut = true
+			if expected >= p.Deadline {
+				rows = append(rows, row)
+				break
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
+	p := plan.Policy
+	rows := schedule(p, plan.Timeout, o.Seed, o.SeedSet)
+	attempts := fmt.Sprint(p.Attempts)
+	if p.Attempts == 0 {
+		attempts = "no limit"
+	}
+	deadline := "none"
+	if p.Deadline > 0 {
+		deadline = report.Duration(p.Deadline)
+	}
+	timeout := "none"
+	if plan.Timeout > 0 {
+		timeout = fmt.Sprintf("%s, then %s, SIGKILL %s later", report.Duration(plan.Timeout), exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
+	}
+	fmt.Fprintf(w, "attempts: %s; deadline: %s; per-attempt timeout: %s; jitter: %s\n", attempts, deadline, timeout, p.Jitter)
+	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n\n",
+		p.Fast, report.Duration(p.FastDelay), report.Duration(p.FastMax), report.Duration(p.SlowDelay), report.Duration(p.SlowMax))
+
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "ATTEMPT\tPHASE\tWAIT BEFORE\tWORST CASE BY THEN\tEXPECTED BY THEN\t"
+	if o.SeedSet {
+		header = "ATTEMPT\tPHASE\tWAIT BEFORE\tWITH --seed " + fmt.Sprint(o.Seed) + "\tWORST CASE BY THEN\tEXPECTED BY THEN\t"
+	}
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		wait := "-"
+		if r.attempt > 1 {
+			wait = report.Duration(r.lo) + " to " + report.Duration(r.hi)
+			if r.lo == r.hi {
+				wait = report.Duration(r.hi)
+			}
+		}
+		exact := ""
+		if o.SeedSet {
+			exact = "-\t"
+			if r.attempt > 1 {
+				exact = report.Duration(r.exact) + "\t"
+			}
+		}
+		note := ""
+		if r.cut {
+			note = "deadline may cut here"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s%s\t%s\t%s\n", r.attempt, r.phase, wait, exact, report.Duration(r.worst), report.Duration(r.expected), note)
+	}
+	tw.Flush()
+	last := rows[len(rows)-1]
+	switch {
+	case p.Attempts == 0 && !last.cut:
+		fmt.Fprintf(w, "... and so on at most every %s until the deadline or a stop rule\n", report.Duration(p.SlowMax))
+	case p.Attempts > len(rows) && !last.cut:
+		fmt.Fprintf(w, "... %d attempts in all\n", p.Attempts)
+	}
+	if plan.Timeout == 0 {
+		fmt.Fprintln(w, "times count the waits only: add the attempts' own run time")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "timeline (worst case):")
+	fmt.Fprintln(w, timeline(rows, p.Deadline, 60))
+	fmt.Fprintln(w)
+	writeRules(w, o, plan, named)
+}
+
+// timeline draws the attempts on one line of width characters: a digit (or
+// *) where each attempt starts at the latest, dashes for the waits, and |
+// at the deadline.
+func timeline(rows []planRow, deadline time.Duration, width int) string {
+	end := rows[len(rows)-1].worst
+	if deadline > end {
+		end = deadline
+	}
+	line := []byte(strings.Repeat("-", width+1))
+	pos := func(d time.Duration) int {
+		if end == 0 {
+			return 0
+		}
+		return int(int64(width) * int64(d) / int64(end))
+	}
+	for _, r := range rows {
+		mark := byte('*')
+		if r.attempt < 10 {
+			mark = byte('0' + r.attempt)
+		}
+		line[pos(r.worst)] = mark
+	}
+	if deadline > 0 {
+		line[pos(deadline)] = '|'
+	}
+	scale := fmt.Sprintf("0s%s%s", strings.Repeat(" ", max(width-len(report.Duration(end))-1, 1)), report.Duration(end))
+	return string(line) + "\n" + scale
+}
+
+func writeRules(w io.Writer, o *Options, plan Plan, named bool) {
+	fmt.Fprintln(w, "classification, first match wins:")
+	fmt.Fprintln(w, "  exit 0 is success; not found (127) and not executable (126) are terminal")
+	if o.StopOnExit != "" {
+		fmt.Fprintf(w, "  --stop-on-exit %s: terminal\n", o.StopOnExit)
+	}
+	for _, p := range o.StopIf {
+		fmt.Fprintf(w, "  --stop-if %q: terminal\n", p)
+	}
+	if o.RetryOnExit != "" {
+		fmt.Fprintf(w, "  --retry-on-exit %s: transient\n", o.RetryOnExit)
+	}
+	for _, p := range o.RetryIf {
+		fmt.Fprintf(w, "  --retry-if %q: transient\n", p)
+	}
+	if o.RetryOnExit != "" || len(o.RetryIf) > 0 {
+		fmt.Fprintln(w, "  timeouts: transient; any other failure: terminal (your retry rules are an allow-list)")
+		return
+	}
+	presets := plan.Classifier.Presets()
+	switch {
+	case len(presets) > 0:
+		fmt.Fprintf(w, "  presets %s (see retry presets NAME)\n", strings.Join(presets, ", "))
+	case !named && o.Preset == "auto":
+		fmt.Fprintln(w, "  presets: chosen from the command's name (name one after -- to see which)")
+	}
+	fmt.Fprintln(w, "  the default table: sysexits usage codes (64-68, 70, 76-78), crashes, SIGINT, SIGQUIT and SIGPIPE terminal; anything else transient (docs/exit-codes.md)")
+	for _, p := range o.RetryAfter {
+		fmt.Fprintf(w, "  --retry-after %q: the wait asked for replaces the backoff, up to %s\n", p, report.Duration(o.RetryAfterMax))
+	}
+}
+
+// writeSources lists where each setting that is not a default came from.
+func writeSources(w io.Writer, c *cobra.Command, sources map[string]string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "settings (anything not listed is a default):")
+	var names []string
+	for name := range sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, name := range names {
+		f := c.Flags().Lookup(name)
+		if f == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "  --%s\t%s\tfrom %s\n", name, f.Value.String(), sources[name])
+	}
+	tw.Flush()
+	if len(names) == 0 {
+		fmt.Fprintln(w, "  none: all defaults")
+	}
+}
