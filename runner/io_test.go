@@ -209,3 +209,28 @@ func TestMatcherThatFallsBehindSkipsTheOldestOutputNotTheNewest(t *testing.T) {
 	assert.Positive(t, skipped)
 	assert.Equal(t, "the error at the end", l.got[len(l.got)-1], "the newest output is always matched")
 }
+
+func TestSpoolReadsAcrossItsMemoryChunks(t *testing.T) {
+	t.Parallel()
+	s := newSpool(1<<20, t.TempDir())
+	defer s.Close()
+	var want []byte
+	for i := 0; len(want) < 3*spoolChunk+123; i++ {
+		piece := bytes.Repeat([]byte{byte(i)}, 1000+i%7)
+		want = append(want, piece...)
+		_, err := s.Write(piece)
+		require.NoError(t, err)
+	}
+	require.Nil(t, s.file, "still in memory")
+	for _, off := range []int64{0, spoolChunk - 1, spoolChunk, 2*spoolChunk - 10, int64(len(want)) - 5} {
+		got := make([]byte, min(int64(spoolChunk+20), int64(len(want))-off))
+		n, err := s.ReadAt(got, off)
+		require.NoError(t, err)
+		assert.Equal(t, want[off:off+int64(n)], got[:n], "at offset %d", off)
+		assert.Equal(t, len(got), n)
+	}
+	var b bytes.Buffer
+	_, err := s.WriteTo(&b)
+	require.NoError(t, err)
+	assert.Equal(t, want, b.Bytes())
+}

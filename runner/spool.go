@@ -11,6 +11,10 @@ import (
 // them to a private temporary file.
 const SpoolMemory = 8 << 20
 
+// spoolChunk is the unit of a spool's memory: growing by chunks, not by
+// doubling one slice, keeps the peak memory near the data itself.
+const spoolChunk = 64 << 10
+
 // spool is an append-only store of bytes: in memory up to a limit, then in
 // a private temporary file (mode 0600, unlinked as soon as it is created, so
 // nothing is left behind even if retry is killed). It is safe for one writer
@@ -20,7 +24,7 @@ type spool struct {
 	dir   string // where the temporary file goes; empty means os.TempDir
 
 	mu   sync.Mutex
-	mem  []byte
+	mem  [][]byte // chunks of spoolChunk bytes, the last one partly filled
 	file *os.File
 	size int64
 	err  error // the first write error; the spool stops growing after it
@@ -35,14 +39,22 @@ func (s *spool) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
-	if s.file == nil && len(s.mem)+len(p) > s.limit {
+	if s.file == nil && s.size+int64(len(p)) > int64(s.limit) {
 		if err := s.spill(); err != nil {
 			s.err = err
 			return 0, err
 		}
 	}
 	if s.file == nil {
-		s.mem = append(s.mem, p...)
+		for rest := p; len(rest) > 0; {
+			if n := len(s.mem); n == 0 || len(s.mem[n-1]) == spoolChunk {
+				s.mem = append(s.mem, make([]byte, 0, spoolChunk))
+			}
+			last := &s.mem[len(s.mem)-1]
+			k := min(len(rest), spoolChunk-len(*last))
+			*last = append(*last, rest[:k]...)
+			rest = rest[k:]
+		}
 		s.size += int64(len(p))
 		return len(p), nil
 	}
@@ -66,9 +78,13 @@ func (s *spool) spill() error {
 		f.Close()
 		return err
 	}
-	if _, err := f.WriteAt(s.mem, 0); err != nil {
-		f.Close()
-		return err
+	var off int64
+	for _, c := range s.mem {
+		if _, err := f.WriteAt(c, off); err != nil {
+			f.Close()
+			return err
+		}
+		off += int64(len(c))
 	}
 	s.file, s.mem = f, nil
 	return nil
@@ -91,10 +107,17 @@ func (s *spool) ReadAt(p []byte, off int64) (int, error) {
 	if int64(len(p)) > s.size-off {
 		p = p[:s.size-off]
 	}
-	if s.file == nil {
-		return copy(p, s.mem[off:]), nil
+	if s.file != nil {
+		return s.file.ReadAt(p, off)
 	}
-	return s.file.ReadAt(p, off)
+	n := 0
+	for n < len(p) {
+		c := s.mem[off/spoolChunk]
+		k := copy(p[n:], c[off%spoolChunk:])
+		n += k
+		off += int64(k)
+	}
+	return n, nil
 }
 
 // WriteTo copies the whole spool to w.

@@ -1,0 +1,336 @@
+// Command bench measures what the retry wrapper costs, side by side with a
+// baseline measured in the same run (these machines are shared and noisy,
+// so only ratios mean anything):
+//
+//   - start-up: `retry -- true` against `true`, an empty Go program, the
+//     empty Go program followed by `true`, and `sh -c true`; median of N
+//     interleaved runs each, and peak RSS;
+//   - pass-through: 1 GiB through stdout or stderr to a pipe, with and
+//     without 20 output patterns, against the writer writing straight to
+//     the same pipe; MB/s and peak RSS;
+//   - stdin replay: 1 GiB through stdin, peak RSS;
+//   - signal latency: SIGTERM to retry during a 30 s wait until it exits,
+//     and SIGTERM to retry during an attempt until the child has it; p50
+//     and p99 of N trials.
+//
+// Usage, from the module root:
+//
+//	go run ./scripts/bench -retry /path/to/retry [-runs 30] [-bytes 1073741824] [-trials 100]
+//
+// It prints Markdown tables for docs/benchmarks.md. The helper programs it
+// needs (an empty Go program, a line writer, a signal-receiving child) are
+// this same binary, started with a -role flag.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	role := flag.String("role", "", "internal: run as a helper (empty, writer, child)")
+	retry := flag.String("retry", "", "the retry binary to measure")
+	runs := flag.Int("runs", 30, "runs per start-up variant")
+	bytes := flag.Int64("bytes", 1<<30, "bytes per pass-through measurement")
+	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
+	stream := flag.String("stream", "stdout", "internal: the writer's stream")
+	flag.Parse()
+
+	switch *role {
+	case "empty":
+		return
+	case "writer":
+		writer(*bytes, *stream)
+		return
+	case "child":
+		child()
+		return
+	}
+	if *retry == "" {
+		fmt.Fprintln(os.Stderr, "bench: -retry PATH is required")
+		os.Exit(2)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	b := &bench{retry: *retry, self: self}
+	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
+	b.startup(*runs)
+	b.passThrough(*bytes)
+	b.signals(*trials)
+}
+
+type bench struct {
+	retry, self string
+}
+
+// measured is one run of a command: wall time and peak RSS.
+type measured struct {
+	wall time.Duration
+	rss  int64 // KiB
+}
+
+// run starts argv with stdin, stdout and stderr as given and waits.
+func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (measured, error) {
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Stdin, c.Stdout, c.Stderr = stdin, stdout, stderr
+	start := time.Now()
+	err := c.Run()
+	m := measured{wall: time.Since(start)}
+	if c.ProcessState != nil {
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			m.rss = ru.Maxrss
+		}
+	}
+	return m, err
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p)
+	return s[i]
+}
+
+func (b *bench) startup(runs int) {
+	type variant struct {
+		name  string
+		argvs [][]string // run one after another, timed together
+	}
+	variants := []variant{
+		{"`true`", [][]string{{"true"}}},
+		{"empty Go program", [][]string{{b.self, "-role", "empty"}}},
+		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
+		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
+		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
+	}
+	times := make([][]time.Duration, len(variants))
+	rss := make([]int64, len(variants))
+	for i := 0; i < runs+3; i++ { // interleaved, so load hits all alike; 3 warm-ups
+		for v, vr := range variants {
+			var total time.Duration
+			for _, argv := range vr.argvs {
+				m, err := run(argv, nil, io.Discard, io.Discard)
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "bench: %v: %v\n", argv, err)
+					os.Exit(1)
+				}
+				total += m.wall
+				rss[v] = max(rss[v], m.rss)
+			}
+			if i >= 3 {
+				times[v] = append(times[v], total)
+			}
+		}
+	}
+	base := median(times[2])
+	fmt.Printf("## Start-up (median of %d interleaved runs)\n\n", runs)
+	fmt.Println("| command | median | ratio to empty Go + `true` | peak RSS |")
+	fmt.Println("|---|---|---|---|")
+	for v, vr := range variants {
+		m := median(times[v])
+		fmt.Printf("| %s | %s | %.2f | %.1f MiB |\n", vr.name, m.Round(10*time.Microsecond), float64(m)/float64(base), float64(rss[v])/1024)
+	}
+	fmt.Println()
+}
+
+// patterns are 20 output rules such as a user would give.
+func patterns() []string {
+	words := []string{"connection reset", "timed out", "ECONNREFUSED", "503 Service", "TLS handshake timeout",
+		"i/o timeout", "unexpected EOF", "temporarily unavailable", "try again", "rate limit",
+		"Too Many Requests", "broken pipe", "no route to host", "deadline exceeded", "server misbehaving",
+		"could not resolve", "reset by peer", "Bad Gateway", "Gateway Timeout", "throttl"}
+	var args []string
+	for _, w := range words {
+		args = append(args, "--retry-if", w)
+	}
+	return args
+}
+
+func (b *bench) passThrough(n int64) {
+	fmt.Printf("## Pass-through (%d MiB to a pipe read by the harness)\n\n", n>>20)
+	fmt.Println("| case | MB/s | ratio to direct | retry's peak RSS |")
+	fmt.Println("|---|---|---|---|")
+	writer := func(stream string) []string {
+		return []string{b.self, "-role", "writer", "-bytes", strconv.FormatInt(n, 10), "-stream", stream}
+	}
+	for _, stream := range []string{"stdout", "stderr"} {
+		direct, _ := b.throughputRSS(writer(stream), stream)
+		cases := []struct {
+			name string
+			argv []string
+		}{
+			{"direct (the writer alone)", writer(stream)},
+			{"retry, no patterns", append([]string{b.retry, "--preset", "none", "--"}, writer(stream)...)},
+			{"retry, 20 patterns", append(append(append([]string{b.retry}, patterns()...), "--match-stdout", "--"), writer(stream)...)},
+		}
+		for _, c := range cases {
+			rate, rss := direct, int64(0)
+			if c.name != cases[0].name {
+				rate, rss = b.throughputRSS(c.argv, stream)
+			}
+			rssText := "-"
+			if rss > 0 {
+				rssText = fmt.Sprintf("%.1f MiB", float64(rss)/1024)
+			}
+			fmt.Printf("| %s, %s | %.0f | %.2f | %s |\n", stream, c.name, rate, rate/direct, rssText)
+		}
+	}
+	// 1 GiB through stdin, replayed (recorded as the attempt reads it).
+	in := []string{b.retry, "--stdin", "replay", "--", "sh", "-c", "cat > /dev/null"}
+	src, _ := os.Open("/dev/zero")
+	defer src.Close()
+	start := time.Now()
+	m, err := run(in, io.LimitReader(src, n), io.Discard, io.Discard)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: stdin replay:", err)
+	}
+	fmt.Printf("| stdin, retry --stdin replay (one attempt records it all) | %.0f | - | %.1f MiB |\n\n", float64(n)/1e6/time.Since(start).Seconds(), float64(m.rss)/1024)
+}
+
+// throughputRSS runs argv, reading the stream it writes through a pipe,
+// and returns MB/s and the peak RSS of the process started.
+func (b *bench) throughputRSS(argv []string, stream string) (float64, int64) {
+	c := exec.Command(argv[0], argv[1:]...)
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(err)
+	}
+	if stream == "stdout" {
+		c.Stdout, c.Stderr = w, io.Discard
+	} else {
+		c.Stdout, c.Stderr = io.Discard, w
+	}
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
+	w.Close()
+	got, _ := io.Copy(io.Discard, r)
+	_ = c.Wait()
+	secs := time.Since(start).Seconds()
+	var rss int64
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
+	}
+	return float64(got) / 1e6 / secs, rss
+}
+
+func (b *bench) signals(trials int) {
+	wait, attempt := make([]time.Duration, 0, trials), make([]time.Duration, 0, trials)
+	for range trials {
+		wait = append(wait, b.duringWait())
+		attempt = append(attempt, b.duringAttempt())
+	}
+	fmt.Printf("## Signal latency (%d trials each)\n\n", trials)
+	fmt.Println("| SIGTERM to retry | p50 | p99 | max |")
+	fmt.Println("|---|---|---|---|")
+	for _, row := range []struct {
+		name string
+		d    []time.Duration
+	}{{"during a 30 s wait, until retry has exited", wait}, {"during an attempt, until the child has it", attempt}} {
+		fmt.Printf("| %s | %s | %s | %s |\n", row.name, percentile(row.d, 0.5).Round(10*time.Microsecond),
+			percentile(row.d, 0.99).Round(10*time.Microsecond), percentile(row.d, 1).Round(10*time.Microsecond))
+	}
+	fmt.Println()
+}
+
+// duringWait starts retry on a failing command with a 30 s wait, sends
+// SIGTERM once it waits, and times until it has exited.
+func (b *bench) duringWait() time.Duration {
+	c := exec.Command(b.retry, "--fast", "0", "--jitter", "none", "--slow-delay", "30s", "--", "false")
+	stderr, _ := c.StderrPipe()
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "retrying in") {
+	}
+	sent := time.Now()
+	_ = c.Process.Signal(syscall.SIGTERM)
+	_ = c.Wait()
+	return time.Since(sent)
+}
+
+// duringAttempt starts retry on a child that reports when SIGTERM reaches
+// it, sends SIGTERM to retry, and returns the time until the child had it.
+func (b *bench) duringAttempt() time.Duration {
+	c := exec.Command(b.retry, "--", b.self, "-role", "child")
+	stdout, _ := c.StdoutPipe()
+	if err := c.Start(); err != nil {
+		panic(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Scan() // "ready"
+	sent := time.Now().UnixNano()
+	_ = c.Process.Signal(syscall.SIGTERM)
+	sc.Scan()
+	got, _ := strconv.ParseInt(sc.Text(), 10, 64)
+	_ = c.Wait()
+	return time.Duration(got - sent)
+}
+
+// writer writes n bytes of 100-byte text lines to a stream, fast.
+func writer(n int64, stream string) {
+	out := os.Stdout
+	if stream == "stderr" {
+		out = os.Stderr
+	}
+	text := " ordinary log line without any pattern\n"
+	line := strings.Repeat("x", 100-len(text)) + text // 100 bytes
+	block := []byte(strings.Repeat(line, 64<<10/100))
+	for n > 0 {
+		k := int64(len(block))
+		if k > n {
+			k = n
+		}
+		if _, err := out.Write(block[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+// child says ready, then prints the wall-clock time at which SIGTERM
+// arrived and exits.
+func child() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM)
+	fmt.Println("ready")
+	<-ch
+	fmt.Println(time.Now().UnixNano())
+}
+
+func memTotal() string {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "memory unknown"
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "MemTotal:") {
+			f := strings.Fields(l)
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return fmt.Sprintf("%.1f GiB memory", float64(kb)/(1<<20))
+		}
+	}
+	return "memory unknown"
+}
