@@ -198,3 +198,14 @@ func TestCountdownShowsOnATerminalForLongWaits(t *testing.T) {
 	assert.Contains(t, out, "retry: attempt 2/2 in 1s (slow phase)", "it counts down")
 	assert.Contains(t, out, "\r\x1b[Kretry: giving up", "the line is erased before the next line")
 }
+
+func TestRecentFailureOfTheKeySkipsTheFastPhase(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	args := []string{"--breaker", "api", "--state", state, "-n", "2", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "sh", "-c", "exit 1"}
+	r := retry(t, nil, args...)
+	assert.Contains(t, r.stderr, "(fast phase)", "a first failure may be a blip")
+	r = retry(t, nil, args...)
+	assert.Contains(t, r.stderr, "(slow phase)", "a repeat failure is an outage: straight to the slow phase")
+	assert.NotContains(t, r.stderr, "(fast phase)")
+}
