@@ -5,7 +5,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,19 +16,7 @@ import (
 // retryAt runs the binary in dir with env added.
 func retryAt(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
-	c := exec.Command(retryBin, args...)
-	c.Dir = dir
-	c.Env = append(cleanEnv(), env...)
-	var stdout, stderr strings.Builder
-	c.Stdout, c.Stderr = &stdout, &stderr
-	err := c.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return r
+	return runRetry(t, dir, nil, env, args...)
 }
 
 // project makes a repository with a .retry.toml at its root and returns a

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -24,23 +23,7 @@ import (
 // retryIn runs the binary with stdin and returns the result.
 func retryIn(t *testing.T, stdin io.Reader, env []string, args ...string) result {
 	t.Helper()
-	c := exec.Command(retryBin, args...)
-	c.Env = append(cleanEnv(), env...)
-	c.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	c.WaitDelay = 10 * time.Second
-	start := time.Now()
-	err := c.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run retry: %v", err)
-	}
-	return r
+	return runRetry(t, "", stdin, env, args...)
 }
 
 func TestEveryAttemptReadsTheSameStdin(t *testing.T) {

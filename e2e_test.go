@@ -71,10 +71,19 @@ func (r result) lines(t *testing.T) []string {
 // retry runs the binary to completion with args and env added to ours.
 func retry(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runRetry(t, "", nil, env, args...)
+}
+
+// runRetry runs the binary in dir (empty: ours) with stdin (nil: none) and
+// env added to ours, and waits for it, at most a minute.
+func runRetry(t *testing.T, dir string, stdin io.Reader, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	c := exec.CommandContext(ctx, retryBin, args...)
+	c.Dir, c.Stdin = dir, stdin
 	c.Env = append(cleanEnv(), env...)
+	c.WaitDelay = 10 * time.Second // a killed retry's orphans may hold the pipes
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	start := time.Now()

@@ -202,14 +202,22 @@ func settingValues(v any) ([]string, error) {
 // splitOpts splits RETRY_OPTS into words: quotes and backslashes as in a
 // shell, no variables, no command substitution.
 func splitOpts(s string) ([]string, error) {
+	return splitWords("RETRY_OPTS", s, "RETRY_OPTS holds flags only")
+}
+
+// splitWords splits s into words as a shell would (quotes, backslashes)
+// without running a shell: a parser instance with variables and command
+// substitution off. Shell operators are refused; instead says what to do.
+// source names the input in errors.
+func splitWords(source, s, instead string) ([]string, error) {
 	p := shellwords.NewParser()
 	p.ParseEnv, p.ParseBacktick = false, false
 	words, err := p.Parse(s)
 	if err != nil {
-		return nil, &UsageError{Flag: "RETRY_OPTS", Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
+		return nil, &UsageError{Flag: source, Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
 	}
 	if p.Position >= 0 {
-		return nil, &UsageError{Flag: "RETRY_OPTS", Value: s, Want: fmt.Sprintf("%q is shell syntax; RETRY_OPTS holds flags only", s[p.Position:p.Position+1])}
+		return nil, &UsageError{Flag: source, Value: s, Want: fmt.Sprintf("%q is shell syntax; %s", s[p.Position:p.Position+1], instead)}
 	}
 	return words, nil
 }

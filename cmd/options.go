@@ -2,14 +2,12 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-shellwords"
 	"github.com/spf13/pflag"
 
 	"retry/exitcodes"
@@ -273,18 +271,11 @@ func (o *Options) commandLine(args, env []string) ([]string, error) {
 	return splitCommand(o.Command)
 }
 
-// splitCommand splits s into words as a shell would (quotes, backslashes)
-// without running a shell: no variables, no command substitution, and
-// shell operators are refused with a pointer to --shell.
+// splitCommand splits a -c string into argv (see splitWords).
 func splitCommand(s string) ([]string, error) {
-	p := shellwords.NewParser()
-	p.ParseEnv, p.ParseBacktick = false, false
-	words, err := p.Parse(s)
+	words, err := splitWords("-c", s, "add --shell to run the string with a shell")
 	if err != nil {
-		return nil, &UsageError{Flag: "-c", Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
-	}
-	if p.Position >= 0 {
-		return nil, &UsageError{Flag: "-c", Value: s, Want: fmt.Sprintf("%q is shell syntax; add --shell to run the string with a shell", s[p.Position:p.Position+1])}
+		return nil, err
 	}
 	if len(words) == 0 || words[0] == "" {
 		return nil, &UsageError{Flag: "-c", Value: s, Want: "no command in the string"}
