@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -234,4 +236,50 @@ func TestExpositionThatIsNotValidIsRejected(t *testing.T) {
 			assert.ErrorContains(t, err, tc.err)
 		})
 	}
+}
+
+// FuzzReadMetrics checks that parseExposition never panics and that
+// whatever it accepts is written so that it reads back the same, and so
+// that node_exporter's parser reads it; and that counting a run into an
+// accepted file keeps it valid.
+func FuzzReadMetrics(f *testing.F) {
+	golden, err := os.ReadFile(filepath.Join("testdata", "metrics.golden"))
+	require.NoError(f, err)
+	for _, seed := range []string{
+		string(golden),
+		"",
+		"# HELP backup_last_success_timestamp_seconds Set by the backup script.\n" +
+			"# TYPE backup_last_success_timestamp_seconds gauge\n" +
+			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n",
+		"foo{a=\"say \\\"hi\\\"\\\\\\nbye\",b=\"ü\"} NaN 1700000000000\nbar +Inf\nbaz -Inf\n",
+		"# TYPE rt histogram\nrt_bucket{le=\"0.1\"} 1\nrt_bucket{le=\"+Inf\"} 3\nrt_sum 4.5\nrt_count 3\n",
+		"# TYPE rt summary\nrt{quantile=\"0.5\"} 0.2\nrt_sum 9\nrt_count 30\n",
+		"# HELP \"my.metric\" Dotted.\n# TYPE \"my.metric\" gauge\n{\"my.metric\",\"my.label\"=\"x\"} 1\n",
+		"  foo { a = \"1\" ,\tb=\"2\", }\t5   1700000000000\n# comment\n\n",
+		"# TYPE retry_attempts_total gauge\nretry_attempts_total{name=\"curl\"} 12\n",
+		"retry_attempts_total{name=\"curl\" 12\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		families, err := parseExposition(data)
+		if err != nil {
+			return
+		}
+		checkAccepted(t, data, families)
+
+		for name, fam := range families {
+			if _, typ, ok := metricSpec(name); ok && fam.typ != typ {
+				return // readMetrics replaces such a file
+			}
+		}
+		m := &MetricsFile{Name: "curl"}
+		m.add(families, endings()["success after a retry"])
+		written := appendExposition(nil, families)
+		_, err = parseExposition(written)
+		require.NoError(t, err, "reading back a run counted into the file:\n%s", written)
+		_, err, panicked := expfmtParse(written)
+		require.False(t, panicked)
+		require.NoError(t, err, "expfmt rejects a run counted into the file:\n%s", written)
+	})
 }
