@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The metrics a MetricsFile keeps, each labelled name="…".
@@ -60,7 +61,7 @@ type MetricsFile struct {
 	// /var/lib/node_exporter/textfile/retry.prom.
 	Path string
 	// Name is the value of the name label: the caller's --name, by default
-	// the program name. It must not be empty.
+	// the program name. It must be valid UTF-8 and not empty.
 	Name string
 	// LockWait bounds the wait for another writer; 0 means
 	// DefaultLockWait.
@@ -76,6 +77,9 @@ type MetricsFile struct {
 func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err error) {
 	if m.Name == "" {
 		return "", errors.New("metrics file: the name label is empty")
+	}
+	if !utf8.ValidString(m.Name) {
+		return "", fmt.Errorf("metrics file: the name label %q is not valid UTF-8", m.Name)
 	}
 	wait := m.LockWait
 	if wait <= 0 {
