@@ -1,20 +1,15 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"time"
-
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"unicode/utf8"
 )
 
 // The metrics a MetricsFile keeps, each labelled name="…".
@@ -27,20 +22,20 @@ const (
 )
 
 // metricSpec is the HELP text and TYPE of each metric a MetricsFile keeps.
-func metricSpec(name string) (help string, typ dto.MetricType, ok bool) {
+func metricSpec(name string) (help, typ string, ok bool) {
 	switch name {
 	case metricAttempts:
-		return "Attempts made by retry, the first attempt of each run included.", dto.MetricType_COUNTER, true
+		return "Attempts made by retry, the first attempt of each run included.", typeCounter, true
 	case metricRuns:
-		return "Runs of retry, by how they ended.", dto.MetricType_COUNTER, true
+		return "Runs of retry, by how they ended.", typeCounter, true
 	case metricLastTimestamp:
-		return "When the last run ended, in seconds since the Unix epoch.", dto.MetricType_GAUGE, true
+		return "When the last run ended, in seconds since the Unix epoch.", typeGauge, true
 	case metricLastDuration:
-		return "How long the last run took, waits included, in seconds.", dto.MetricType_GAUGE, true
+		return "How long the last run took, waits included, in seconds.", typeGauge, true
 	case metricLastAttempts:
-		return "Attempts made by the last run.", dto.MetricType_GAUGE, true
+		return "Attempts made by the last run.", typeGauge, true
 	}
-	return "", 0, false
+	return "", "", false
 }
 
 // DefaultLockWait is how long MetricsFile.Write waits for another retry
@@ -66,7 +61,7 @@ type MetricsFile struct {
 	// /var/lib/node_exporter/textfile/retry.prom.
 	Path string
 	// Name is the value of the name label: the caller's --name, by default
-	// the program name. It must not be empty.
+	// the program name. It must be valid UTF-8 and not empty.
 	Name string
 	// LockWait bounds the wait for another writer; 0 means
 	// DefaultLockWait.
@@ -83,6 +78,9 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if m.Name == "" {
 		return "", errors.New("metrics file: the name label is empty")
 	}
+	if !utf8.ValidString(m.Name) {
+		return "", fmt.Errorf("metrics file: the name label %q is not valid UTF-8", m.Name)
+	}
 	wait := m.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
@@ -98,11 +96,7 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	m.add(families, e)
-	var b bytes.Buffer
-	if err := writeMetrics(&b, families); err != nil {
-		return "", fmt.Errorf("metrics file: %w", err)
-	}
-	if err := writeFileAtomic(m.Path, b.Bytes(), 0o644); err != nil {
+	if err := writeFileAtomic(m.Path, appendExposition(nil, families), 0o644); err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	return warning, nil
@@ -111,23 +105,22 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 // readMetrics parses the previous file. A missing file is empty; a file
 // that does not parse, or holds one of our metrics with the wrong type, is
 // treated as empty with a warning.
-func readMetrics(path string) (families map[string]*dto.MetricFamily, warning string, err error) {
+func readMetrics(path string) (families map[string]*metricFamily, warning string, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]*dto.MetricFamily{}, "", nil
+		return map[string]*metricFamily{}, "", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err = p.TextToMetricFamilies(bytes.NewReader(data))
+	families, err = parseExposition(data)
 	if err != nil {
-		return map[string]*dto.MetricFamily{}, replaced(path, OneLine(err.Error())), nil
+		return map[string]*metricFamily{}, replaced(path, OneLine(err.Error())), nil
 	}
 	for name, f := range families {
-		if _, typ, ok := metricSpec(name); ok && f.GetType() != typ {
-			why := fmt.Sprintf("%s is a %s, not a %s", name, lower(f.GetType()), lower(typ))
-			return map[string]*dto.MetricFamily{}, replaced(path, why), nil
+		if _, typ, ok := metricSpec(name); ok && f.typ != typ {
+			why := fmt.Sprintf("%s is a %s, not a %s", name, f.typ, typ)
+			return map[string]*metricFamily{}, replaced(path, why), nil
 		}
 	}
 	return families, "", nil
@@ -137,89 +130,70 @@ func replaced(path, why string) string {
 	return fmt.Sprintf("metrics file %s was not valid (%s); replaced it, so its counters start again from 0", path, why)
 }
 
-func lower(t dto.MetricType) string { return strings.ToLower(t.String()) }
-
 // add counts the run that ended as e in families.
-func (m *MetricsFile) add(families map[string]*dto.MetricFamily, e Ending) {
-	name := label("name", m.Name)
+func (m *MetricsFile) add(families map[string]*metricFamily, e Ending) {
+	name := labelPair{"name", m.Name}
 	r := e.Result
-	attempts := series(families, metricAttempts, name)
-	attempts.Counter.Value = some(attempts.GetCounter().GetValue() + float64(len(r.Attempts)))
+	series(families, metricAttempts, name).value += float64(len(r.Attempts))
 	for _, o := range Outcomes() {
-		series(families, metricRuns, name, label("outcome", string(o))) // every outcome, from 0
+		series(families, metricRuns, name, labelPair{"outcome", string(o)}) // every outcome, from 0
 	}
-	runs := series(families, metricRuns, name, label("outcome", string(e.outcome())))
-	runs.Counter.Value = some(runs.GetCounter().GetValue() + 1)
-	series(families, metricLastTimestamp, name).Gauge.Value = some(float64(e.end().UnixMilli()) / 1000)
-	series(families, metricLastDuration, name).Gauge.Value = some(r.Elapsed.Seconds())
-	series(families, metricLastAttempts, name).Gauge.Value = some(float64(len(r.Attempts)))
-}
-
-func label(name, value string) *dto.LabelPair {
-	return &dto.LabelPair{Name: some(name), Value: some(value)}
+	series(families, metricRuns, name, labelPair{"outcome", string(e.outcome())}).value++
+	series(families, metricLastTimestamp, name).value = float64(e.end().UnixMilli()) / 1000
+	series(families, metricLastDuration, name).value = r.Elapsed.Seconds()
+	series(families, metricLastAttempts, name).value = float64(len(r.Attempts))
+	for metric := range families {
+		if _, _, ok := metricSpec(metric); ok {
+			tidy(families[metric])
+		}
+	}
 }
 
 // series returns the series of metric with exactly labels, made at zero if
 // the family or the series is missing. It sets the family's HELP and TYPE
 // to ours.
-func series(families map[string]*dto.MetricFamily, metric string, labels ...*dto.LabelPair) *dto.Metric {
+func series(families map[string]*metricFamily, metric string, labels ...labelPair) *metricSample {
 	help, typ, _ := metricSpec(metric)
 	f := families[metric]
 	if f == nil {
-		f = &dto.MetricFamily{Name: some(metric)}
+		f = &metricFamily{name: metric}
 		families[metric] = f
 	}
-	f.Help, f.Type = some(help), typ.Enum()
+	f.help, f.typ = help, typ
 	want := labelKey(labels)
-	for _, s := range f.Metric {
-		if labelKey(s.Label) == want {
+	for _, s := range f.samples {
+		if labelKey(s.labels) == want {
 			return s
 		}
 	}
-	s := &dto.Metric{Label: labels}
-	if typ == dto.MetricType_COUNTER {
-		s.Counter = &dto.Counter{Value: some(0.0)}
-	} else {
-		s.Gauge = &dto.Gauge{Value: some(0.0)}
-	}
-	f.Metric = append(f.Metric, s)
+	s := &metricSample{name: metric, labels: labels}
+	f.samples = append(f.samples, s)
 	return s
+}
+
+// tidy puts one of our families in a stable order, so that the file
+// changes only where a value does: labels by name, series by their labels.
+// Of two series with the same labels it keeps the first, the one series
+// updated.
+func tidy(f *metricFamily) {
+	for _, s := range f.samples {
+		slices.SortFunc(s.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
+	}
+	slices.SortStableFunc(f.samples, func(a, b *metricSample) int {
+		return strings.Compare(labelKey(a.labels), labelKey(b.labels))
+	})
+	f.samples = slices.CompactFunc(f.samples, func(a, b *metricSample) bool {
+		return labelKey(a.labels) == labelKey(b.labels)
+	})
 }
 
 // labelKey identifies a label set whatever its order. Names and values
 // are quoted so that no two different sets share a key.
-func labelKey(labels []*dto.LabelPair) string {
+func labelKey(labels []labelPair) string {
 	keys := make([]string, len(labels))
 	for i, l := range labels {
-		keys[i] = fmt.Sprintf("%q=%q", l.GetName(), l.GetValue())
+		keys[i] = fmt.Sprintf("%q=%q", l.name, l.value)
 	}
 	slices.Sort(keys)
 	return strings.Join(keys, ",")
-}
-
-// writeMetrics writes every family in a stable order: families by name,
-// series by their labels, labels by name, so that the file changes only
-// where a value does.
-func writeMetrics(w io.Writer, families map[string]*dto.MetricFamily) error {
-	names := make([]string, 0, len(families))
-	for name := range families {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		f := families[name]
-		for _, s := range f.Metric {
-			slices.SortFunc(s.Label, func(a, b *dto.LabelPair) int { return strings.Compare(a.GetName(), b.GetName()) })
-		}
-		slices.SortStableFunc(f.Metric, func(a, b *dto.Metric) int {
-			return strings.Compare(labelKey(a.Label), labelKey(b.Label))
-		})
-		f.Metric = slices.CompactFunc(f.Metric, func(a, b *dto.Metric) bool {
-			return labelKey(a.Label) == labelKey(b.Label)
-		})
-		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
-			return err
-		}
-	}
-	return nil
 }

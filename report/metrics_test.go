@@ -203,6 +203,16 @@ func TestMetricsFileNeedsAName(t *testing.T) {
 	assert.ErrorContains(t, err, "name")
 }
 
+func TestMetricsFileNeedsANameInUTF8(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	m := &MetricsFile{Path: path, Name: "caf\xe9"} // Latin-1, from a program name
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "UTF-8")
+	_, err = os.Stat(path)
+	assert.ErrorIs(t, err, os.ErrNotExist, "a label value that is not UTF-8 would make node_exporter drop the whole file")
+}
+
 func TestConcurrentMetricsWritersLoseNoCount(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
