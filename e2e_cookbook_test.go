@@ -34,9 +34,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -49,6 +52,7 @@ var cookbookRecipes = []string{
 	"git-clone", "git-fetch", "docker-pull", "apt-get-install", "npm-ci",
 	"go-mod-download", "kubectl-apply", "kubectl-rollout",
 	"terraform-plan", "terraform-apply",
+	"retry-toml", "makefile", "crontab", "systemd-unit",
 }
 
 // fastWaits shortens every wait of the recipes' schedules.
@@ -295,6 +299,22 @@ func (k *kitchen) lookPath(name string) string {
 	}
 	k.t.Fatalf("%s is not on the kitchen's PATH", name)
 	return ""
+}
+
+// flagValue is the value after flag in argv.
+func flagValue(t *testing.T, argv []string, flag string) string {
+	t.Helper()
+	i := slices.Index(argv, flag)
+	require.True(t, i >= 0 && i+1 < len(argv), "%s in %q", flag, argv)
+	return argv[i+1]
+}
+
+func duration(t *testing.T, s string) time.Duration {
+	t.Helper()
+	// systemd writes minutes as min; Go as m.
+	d, err := time.ParseDuration(strings.Replace(s, "min", "m", 1))
+	require.NoError(t, err)
+	return d
 }
 
 // Real messages of the tools, as the presets know them.
@@ -668,5 +688,246 @@ echo "sync-inventory: 1204 items updated"
 		assert.Equal(t, 65, r.code, r.stderr)
 		assert.Equal(t, 1, tl.calls())
 		assert.Contains(t, r.stderr, "exit 65 (terminal: sysexits EX_DATAERR)")
+	})
+}
+
+// policyNames are the policies a .retry.toml defines, in order.
+func policyNames(toml string) []string {
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^\[policies\.([A-Za-z0-9_-]+)\]`).FindAllStringSubmatch(toml, -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+func TestCookbookPolicies(t *testing.T) {
+	t.Parallel()
+	toml := recipe(t, "retry-toml")
+	k := newKitchen(t)
+	k.file(".retry.toml", toml, 0o644)
+	names := policyNames(toml)
+	require.NotEmpty(t, names)
+	for _, name := range names {
+		r := k.run([]string{"retry", "plan", "-p", name})
+		assert.Equal(t, 0, r.code, "policy %s: %s", name, r.stderr)
+		assert.Empty(t, r.stderr, name)
+	}
+	r := k.run([]string{"retry", "plan", "-v", "-p", "registry"})
+	assert.Contains(t, r.stdout, "attempts: 6; deadline: 10m0s; per-attempt timeout: 5m0s")
+	assert.Regexp(t, `--slow-max\s+10ms\s+from RETRY_OPTS`, r.stdout, "RETRY_OPTS beats the policy, as the cookbook says")
+}
+
+func TestCookbookMakefile(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed: the Makefile recipe needs it")
+	}
+	makefile, toml := recipe(t, "makefile"), recipe(t, "retry-toml")
+	setup := func(t *testing.T) *kitchen {
+		k := newKitchen(t)
+		k.file("Makefile", makefile, 0o644)
+		k.file(".retry.toml", toml, 0o644)
+		return k
+	}
+
+	t.Run("deps rides out a blip", func(t *testing.T) {
+		t.Parallel()
+		k := setup(t)
+		npm := k.fake("npm", fake{fails: 2, code: 1, stderr: npmReset, stdout: "added 312 packages in 4s\n"})
+		r := k.run([]string{"make", "deps"})
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 3, npm.calls())
+		assert.Contains(t, r.stderr, "attempt 1/6 failed", "the registry policy's attempts")
+	})
+
+	t.Run("a terminal failure fails the target", func(t *testing.T) {
+		t.Parallel()
+		k := setup(t)
+		npm := k.fake("npm", fake{fails: always, code: 1, stderr: "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd - Not found\n"})
+		r := k.run([]string{"make", "deps"})
+		assert.Equal(t, 2, r.code, "make's own code")
+		assert.Equal(t, 1, npm.calls())
+		assert.Contains(t, r.stderr, "make: *** [Makefile:4: deps] Error 1", "as the cookbook quotes it")
+	})
+
+	t.Run("deploy", func(t *testing.T) {
+		t.Parallel()
+		k := setup(t)
+		docker := k.fake("docker", fake{stdout: "Status: Image is up to date for ghcr.io/example/base:bookworm\n"})
+		kubectl := k.fake("kubectl", fake{fails: 1, code: 1, stderr: "The connection to the server api.prod.example.com:6443 was refused - did you specify the right host or port?\n", stdout: "deployment.apps/app configured\n"})
+		r := k.run([]string{"make", "deploy"})
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 1, docker.calls())
+		assert.Equal(t, 2, kubectl.calls())
+		assert.Contains(t, r.stderr, `attempt 1/8 failed: exit 1 (transient: kubectl preset, "connection to the server`)
+	})
+}
+
+// crontab splits a crontab into its environment assignments and its jobs'
+// commands.
+func crontab(t *testing.T, text string) (env map[string]string, commands []string) {
+	t.Helper()
+	env = map[string]string{}
+	assignment := regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if m := assignment.FindStringSubmatch(line); m != nil {
+			env[m[1]] = m[2]
+			continue
+		}
+		fields := strings.Fields(line)
+		require.Greater(t, len(fields), 5, "a job line: %q", line)
+		// The command is what follows the five time fields.
+		rest := line
+		for range 5 {
+			rest = strings.TrimLeft(rest, " \t")
+			rest = rest[strings.IndexAny(rest, " \t"):]
+		}
+		commands = append(commands, strings.TrimSpace(rest))
+	}
+	return env, commands
+}
+
+func TestCookbookCron(t *testing.T) {
+	t.Parallel()
+	cronEnv, commands := crontab(t, recipe(t, "crontab"))
+	require.Len(t, commands, 1)
+	command := commands[0]
+	assert.NotContains(t, command, "%", "cron turns % into a newline")
+	k := newKitchen(t)
+	backup := k.fake("backup-db", fake{fails: 2, code: 1, stderr: `pg_dump: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: Connection refused
+	Is the server running on that host and accepting TCP/IP connections?
+`})
+	// Cron's environment is the crontab's; PATH and the textfile directory
+	// are the two stand-ins.
+	textfiles := filepath.Join(k.root, "textfile")
+	require.NoError(t, os.Mkdir(textfiles, 0o755))
+	require.Contains(t, cronEnv, "PATH")
+	require.Contains(t, cronEnv, "TEXTFILE_DIR")
+	var env []string
+	for name, value := range cronEnv {
+		env = append(env, name+"="+value)
+	}
+	env = append(env, "PATH="+k.path(), "TEXTFILE_DIR="+textfiles)
+
+	r := k.sh(command, env...)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "retry:", "-q: no mail from cron for a job that got through")
+	r = k.sh(command, env...)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 4, backup.calls(), "3 attempts, then 1")
+	assert.Contains(t, backup.args(), "--target s3://backups.example.com/db")
+
+	f, err := os.Open(filepath.Join(textfiles, "retry.prom"))
+	require.NoError(t, err)
+	defer f.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(f)
+	require.NoError(t, err, "node_exporter can read the file")
+	value := func(metric string, labels map[string]string) float64 {
+		t.Helper()
+		fam, ok := families[metric]
+		require.True(t, ok, metric)
+		for _, m := range fam.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			if fmt.Sprint(got) == fmt.Sprint(labels) {
+				if m.GetCounter() != nil {
+					return m.GetCounter().GetValue()
+				}
+				return m.GetGauge().GetValue()
+			}
+		}
+		t.Fatalf("no %s%v", metric, labels)
+		return 0
+	}
+	name := map[string]string{"name": "nightly-backup"}
+	assert.Equal(t, 4.0, value("retry_attempts_total", name))
+	assert.Equal(t, 2.0, value("retry_runs_total", map[string]string{"name": "nightly-backup", "outcome": "success"}))
+	assert.Equal(t, 0.0, value("retry_runs_total", map[string]string{"name": "nightly-backup", "outcome": "exhausted"}))
+	assert.Equal(t, 1.0, value("retry_last_attempts", name))
+	assert.InDelta(t, float64(time.Now().Unix()), value("retry_last_run_timestamp_seconds", name), 60)
+}
+
+// unit reads a systemd unit's [Service] settings.
+func unit(text string) map[string]string {
+	settings := map[string]string{}
+	section := ""
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "", strings.HasPrefix(line, "#"), strings.HasPrefix(line, ";"):
+		case strings.HasPrefix(line, "["):
+			section = line
+		case section == "[Service]":
+			key, value, _ := strings.Cut(line, "=")
+			settings[key] = value
+		}
+	}
+	return settings
+}
+
+func TestCookbookSystemd(t *testing.T) {
+	t.Parallel()
+	service := unit(recipe(t, "systemd-unit"))
+	execStart := service["ExecStart"]
+	// systemd splits ExecStart itself, with quotes, specifiers and
+	// variables; without any of them, splitting at spaces is the same.
+	require.NotRegexp(t, `["'\\$%;]`, execStart)
+	argv := strings.Fields(execStart)
+	require.Equal(t, "retry", argv[0])
+
+	t.Run("retry gives up before systemd kills it", func(t *testing.T) {
+		t.Parallel()
+		assert.Equal(t, "oneshot", service["Type"], "TimeoutStartSec bounds the whole ExecStart")
+		assert.NotContains(t, service, "Restart", "one retry layer")
+		deadline := duration(t, flagValue(t, argv, "--deadline"))
+		killAfter := duration(t, flagValue(t, argv, "--kill-after"))
+		assert.Less(t, deadline+killAfter, duration(t, service["TimeoutStartSec"]))
+		assert.Equal(t, "mixed", service["KillMode"])
+		assert.Less(t, killAfter, duration(t, service["TimeoutStopSec"]))
+	})
+
+	t.Run("ExecStart rides out an outage", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		sync := k.fake("sync-catalog", fake{fails: 2, code: 1, stderr: "sync-catalog: GET https://supplier.example.com/v1/catalogue: 503 Service Unavailable\n"})
+		r := k.run(argv)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 3, sync.calls())
+		assert.Equal(t, []string{"--since 24h", "--since 24h", "--since 24h"}, sync.args())
+	})
+
+	t.Run("systemctl stop", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		pidFile := filepath.Join(k.root, "pid")
+		k.bin = append(k.bin, fakeDir(t, "sync-catalog", fmt.Sprintf("echo $$ > '%s'\nexec sleep 60", pidFile)))
+		c := k.command(argv)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		require.NoError(t, c.Start())
+		var pid int
+		require.Eventually(t, func() bool {
+			b, err := os.ReadFile(pidFile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return err == nil && pid > 0
+		}, 10*time.Second, 10*time.Millisecond)
+		// KillMode=mixed: SIGTERM goes to retry, the main process, alone.
+		start := time.Now()
+		require.NoError(t, c.Process.Signal(syscall.SIGTERM))
+		err := c.Wait()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, 143, ee.ExitCode(), stderr.String())
+		assert.Less(t, time.Since(start), 5*time.Second, "well inside TimeoutStopSec")
+		assert.Eventually(t, func() bool {
+			return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+		}, 5*time.Second, 10*time.Millisecond, "the attempt did not outlive retry")
 	})
 }
