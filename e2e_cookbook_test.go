@@ -42,6 +42,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 )
 
 // cookbookRecipes are the tagged blocks of docs/cookbook.md, each run by a
@@ -53,6 +54,7 @@ var cookbookRecipes = []string{
 	"go-mod-download", "kubectl-apply", "kubectl-rollout",
 	"terraform-plan", "terraform-apply",
 	"retry-toml", "makefile", "crontab", "systemd-unit",
+	"github-actions", "gitlab-ci", "release-script",
 }
 
 // fastWaits shortens every wait of the recipes' schedules.
@@ -315,6 +317,12 @@ func duration(t *testing.T, s string) time.Duration {
 	d, err := time.ParseDuration(strings.Replace(s, "min", "m", 1))
 	require.NoError(t, err)
 	return d
+}
+
+// deadlineIn is the --deadline of a command line held in a string.
+func deadlineIn(t *testing.T, command string) time.Duration {
+	t.Helper()
+	return duration(t, flagValue(t, strings.Fields(command), "--deadline"))
 }
 
 // Real messages of the tools, as the presets know them.
@@ -930,4 +938,186 @@ func TestCookbookSystemd(t *testing.T) {
 			return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 		}, 5*time.Second, 10*time.Millisecond, "the attempt did not outlive retry")
 	})
+}
+
+// workflow is the part of a GitHub Actions workflow the test runs.
+type workflow struct {
+	Jobs map[string]struct {
+		TimeoutMinutes int               `yaml:"timeout-minutes"`
+		Env            map[string]string `yaml:"env"`
+		Steps          []struct {
+			Name string `yaml:"name"`
+			Uses string `yaml:"uses"`
+			Run  string `yaml:"run"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// actionsExpressions are the ${{ }} expressions the runner would replace.
+func actionsExpressions(t *testing.T, s string, values map[string]string) string {
+	t.Helper()
+	return regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`).ReplaceAllStringFunc(s, func(e string) string {
+		name := strings.TrimSpace(e[3 : len(e)-2])
+		v, ok := values[name]
+		assert.True(t, ok, "the test knows no value for ${{ %s }}", name)
+		return v
+	})
+}
+
+// actionsJob sets up a kitchen as a runner would for the workflow's job:
+// its environment, with GITHUB_ACTIONS=true; it returns the job's run:
+// steps by name.
+func actionsJob(t *testing.T) (*kitchen, []string, map[string]string) {
+	t.Helper()
+	var wf workflow
+	require.NoError(t, yaml.Unmarshal([]byte(recipe(t, "github-actions")), &wf))
+	job, ok := wf.Jobs["test"]
+	require.True(t, ok)
+	k := newKitchen(t)
+	temp := filepath.Join(k.root, "runner-temp")
+	require.NoError(t, os.Mkdir(temp, 0o755))
+	values := map[string]string{
+		"runner.temp": temp, "github.run_id": "9876543210", "github.run_attempt": "1",
+		"github.job": "test", "strategy.job-index": "1",
+	}
+	env := []string{
+		"CI=true", "GITHUB_ACTIONS=true", "GITHUB_REPOSITORY=example/app", "GITHUB_RUN_ID=9876543210",
+		"GITHUB_JOB=test", "GITHUB_RUN_ATTEMPT=1", "RUNNER_TEMP=" + temp,
+	}
+	for name, value := range job.Env {
+		value = actionsExpressions(t, value, values)
+		if name == "RETRY_OPTS" {
+			value += " " + fastWaits // the job's options, with the test's waits
+		}
+		env = append(env, name+"="+value)
+	}
+	k.env = append(k.env, env...)
+	steps := map[string]string{}
+	var order []string
+	for _, s := range job.Steps {
+		if s.Run == "" {
+			continue
+		}
+		assert.Less(t, deadlineIn(t, s.Run), time.Duration(job.TimeoutMinutes)*time.Minute, "%s: retry gives up before the job's timeout", s.Name)
+		steps[s.Name] = s.Run
+		order = append(order, s.Name)
+	}
+	return k, order, steps
+}
+
+// step runs a run: script as the runner does on Linux when the step names
+// no shell: bash -e.
+func (k *kitchen) step(run string) result {
+	k.t.Helper()
+	return k.run([]string{"bash", "-e", "-c", run})
+}
+
+func TestCookbookGitHubActions(t *testing.T) {
+	t.Parallel()
+
+	t.Run("retries are annotated", func(t *testing.T) {
+		t.Parallel()
+		k, order, steps := actionsJob(t)
+		require.Equal(t, []string{"Download modules", "Pull the test database"}, order)
+		goTool := k.fake("go", fake{fails: 2, code: 1, stderr: goTimeout})
+		docker := k.fake("docker", fake{stdout: "16: Pulling from example/postgres\nStatus: Downloaded newer image for ghcr.io/example/postgres:16\n"})
+
+		r := k.step(steps["Download modules"])
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 3, goTool.calls())
+		assert.Contains(t, r.stderr, `::warning title=retry::attempt 1/5 failed: exit 1 (transient: go preset, "i/o timeout")`)
+		assert.Contains(t, r.stderr, "::group::retry: attempt 2/5\n")
+		assert.NotContains(t, r.stderr, "::error")
+
+		r = k.step(steps["Pull the test database"])
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 1, docker.calls())
+		assert.NotContains(t, r.stderr, "::", "a first-time success is silent")
+
+		state := filepath.Join(k.root, "runner-temp", "retry-state")
+		runs, _ := filepath.Glob(filepath.Join(state, "run-9876543210-1-test-1-*.json"))
+		assert.Len(t, runs, 1, "the run budget is kept under RETRY_RUN_ID in RETRY_STATE")
+		circuits, _ := filepath.Glob(filepath.Join(state, "cb-proxy.golang.org-*.json"))
+		assert.Len(t, circuits, 1, "the breaker state is in RETRY_STATE")
+	})
+
+	t.Run("an outage opens the circuit", func(t *testing.T) {
+		t.Parallel()
+		k, _, steps := actionsJob(t)
+		docker := k.fake("docker", fake{fails: always, code: 1, stderr: dockerTimeout})
+		pull := steps["Pull the test database"]
+
+		r := k.step(pull)
+		assert.Equal(t, 1, r.code, r.stderr)
+		assert.Equal(t, 5, docker.calls())
+		assert.Contains(t, r.stderr, "::error title=retry::giving up on docker after 5 attempts")
+
+		r = k.step(pull)
+		assert.Equal(t, 75, r.code, r.stderr)
+		assert.Equal(t, 5, docker.calls(), "the open circuit runs nothing")
+		assert.Contains(t, r.stderr, `retry: circuit "ghcr.io" is open`)
+	})
+}
+
+// gitlabJob is the part of .gitlab-ci.yml the test runs.
+type gitlabJob struct {
+	Script []string `yaml:"script"`
+	Retry  struct {
+		Max  int      `yaml:"max"`
+		When []string `yaml:"when"`
+	} `yaml:"retry"`
+}
+
+func TestCookbookGitLab(t *testing.T) {
+	t.Parallel()
+	var pipeline struct {
+		Variables map[string]string `yaml:"variables"`
+		Test      gitlabJob         `yaml:"test"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(recipe(t, "gitlab-ci")), &pipeline))
+	job, variables := pipeline.Test, pipeline.Variables
+	require.NotEmpty(t, job.Script)
+	assert.NotContains(t, job.Retry.When, "script_failure", "GitLab's job retry would repeat every retry inside")
+
+	k := newKitchen(t)
+	k.env = append(k.env, "CI=true", "GITLAB_CI=true", "CI_JOB_ID=4711")
+	for name, value := range variables {
+		if name == "RETRY_OPTS" {
+			value += " " + fastWaits // the job's options, with the test's waits
+		}
+		k.env = append(k.env, name+"="+value)
+	}
+	goTool := k.fake("go", fake{when: "mod download", fails: 4, code: 1, stderr: goTimeout})
+	npm := k.fake("npm", fake{fails: always, code: 1, stderr: npmReset})
+
+	// The runner runs the lines in one shell and stops at the first failure.
+	r := k.run([]string{"sh", "-e", "-c", strings.Join(job.Script, "\n")})
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, 5, goTool.calls(), "4 of the job's 6 retries")
+	assert.Equal(t, 3, npm.calls(), "the last 2")
+	assert.Contains(t, r.stderr, "giving up on npm after 3 attempts")
+	assert.Contains(t, r.stderr, "run retry budget (6) spent")
+	assert.NotContains(t, goTool.args(), "test ./...", "the job stopped at the failed line")
+	runs, _ := filepath.Glob(filepath.Join(k.root, "state", "retry", "run-gitlab_4711-*.json"))
+	assert.Len(t, runs, 1, "the budget belongs to gitlab:$CI_JOB_ID")
+}
+
+func TestCookbookReleaseScript(t *testing.T) {
+	t.Parallel()
+	script := recipe(t, "release-script")
+	k := newKitchen(t)
+	k.file(".retry.toml", recipe(t, "retry-toml"), 0o644)
+	git := k.fake("git", fake{fails: 3, code: 128, stderr: gitEarlyEOF})
+	docker := k.fake("docker", fake{fails: 1, code: 1, stderr: dockerTimeout})
+	npm := k.fake("npm", fake{fails: always, code: 1, stderr: npmReset})
+
+	r := k.sh(script)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, 4, git.calls())
+	assert.Equal(t, 2, docker.calls())
+	assert.Equal(t, 2, npm.calls(), "one retry left of the run's 5")
+	assert.Contains(t, r.stderr, "run retry budget (5) spent")
+	assert.NotRegexp(t, `retrying in [1-9][0-9.]*s \(`, r.stderr, "the caller's RETRY_OPTS (the test's short waits) still apply")
+	runs, _ := filepath.Glob(filepath.Join(k.root, "state", "retry", "run-release-*.json"))
+	assert.Len(t, runs, 1, "the budget belongs to RETRY_RUN_ID")
 }
