@@ -164,14 +164,14 @@ func (k *kitchen) file(name, content string, mode os.FileMode) string {
 	return p
 }
 
-// always makes a fake fail every time.
-const always = 1 << 20
+// failAlways makes a fake fail every time.
+const failAlways = 1 << 20
 
-// fake is a stand-in for a tool. Run with arguments matching when (a sh
+// fakeSpec is a stand-in for a tool. Run with arguments matching when (a sh
 // case pattern for "$*", every call when empty), it fails its first fails
 // calls, printing stderr and exiting code, then prints stdout and exits 0.
 // Other calls exit 0 silently.
-type fake struct {
+type fakeSpec struct {
 	when   string
 	fails  int
 	code   int
@@ -182,14 +182,14 @@ type fake struct {
 	onFail string
 }
 
-// tool is a fake on the kitchen's PATH; it logs every call.
-type tool struct {
+// fakeCalls is a fake on the kitchen's PATH; it logs every call.
+type fakeCalls struct {
 	t          *testing.T
 	count, log string
 }
 
 // calls is how many times the fake ran with matching arguments.
-func (tl tool) calls() int {
+func (tl fakeCalls) calls() int {
 	b, err := os.ReadFile(tl.count)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0
@@ -201,7 +201,7 @@ func (tl tool) calls() int {
 }
 
 // args are the arguments of every call, one line each.
-func (tl tool) args() []string {
+func (tl fakeCalls) args() []string {
 	b, err := os.ReadFile(tl.log)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -210,10 +210,10 @@ func (tl tool) args() []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
-func (k *kitchen) fake(name string, f fake) tool {
+func (k *kitchen) fake(name string, f fakeSpec) fakeCalls {
 	k.t.Helper()
 	dir := k.t.TempDir()
-	tl := tool{t: k.t, count: filepath.Join(dir, "count"), log: filepath.Join(dir, "args")}
+	tl := fakeCalls{t: k.t, count: filepath.Join(dir, "count"), log: filepath.Join(dir, "args")}
 	errFile, outFile := filepath.Join(dir, "stderr"), filepath.Join(dir, "stdout")
 	require.NoError(k.t, os.WriteFile(errFile, []byte(f.stderr), 0o644))
 	require.NoError(k.t, os.WriteFile(outFile, []byte(f.stdout), 0o644))
@@ -303,15 +303,15 @@ func (k *kitchen) lookPath(name string) string {
 	return ""
 }
 
-// flagValue is the value after flag in argv.
-func flagValue(t *testing.T, argv []string, flag string) string {
+// argAfter is the value after flag in argv.
+func argAfter(t *testing.T, argv []string, flag string) string {
 	t.Helper()
 	i := slices.Index(argv, flag)
 	require.True(t, i >= 0 && i+1 < len(argv), "%s in %q", flag, argv)
 	return argv[i+1]
 }
 
-func duration(t *testing.T, s string) time.Duration {
+func parseSpan(t *testing.T, s string) time.Duration {
 	t.Helper()
 	// systemd writes minutes as min; Go as m.
 	d, err := time.ParseDuration(strings.Replace(s, "min", "m", 1))
@@ -322,28 +322,28 @@ func duration(t *testing.T, s string) time.Duration {
 // deadlineIn is the --deadline of a command line held in a string.
 func deadlineIn(t *testing.T, command string) time.Duration {
 	t.Helper()
-	return duration(t, flagValue(t, strings.Fields(command), "--deadline"))
+	return parseSpan(t, argAfter(t, strings.Fields(command), "--deadline"))
 }
 
 // Real messages of the tools, as the presets know them.
 const (
-	gitEarlyEOF = `error: RPC failed; curl 92 HTTP/2 stream 5 was not closed cleanly: CANCEL (err 8)
+	msgGitEarlyEOF = `error: RPC failed; curl 92 HTTP/2 stream 5 was not closed cleanly: CANCEL (err 8)
 error: 6131 bytes of body are still expected
 fetch-pack: unexpected disconnect while reading sideband packet
 fatal: early EOF
 fatal: fetch-pack: invalid index-pack output
 `
-	dockerTimeout = `Error response from daemon: Get "https://ghcr.io/v2/": net/http: request canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)
+	msgDockerTimeout = `Error response from daemon: Get "https://ghcr.io/v2/": net/http: request canceled while waiting for connection (Client.Timeout exceeded while awaiting headers)
 `
-	goTimeout = `go: github.com/stretchr/testify@v1.9.0: Get "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.9.0.zip": dial tcp 142.250.74.81:443: i/o timeout
+	msgGoTimeout = `go: github.com/stretchr/testify@v1.9.0: Get "https://proxy.golang.org/github.com/stretchr/testify/@v/v1.9.0.zip": dial tcp 142.250.74.81:443: i/o timeout
 `
-	npmReset = `npm ERR! code ECONNRESET
+	msgNpmReset = `npm ERR! code ECONNRESET
 npm ERR! syscall read
 npm ERR! errno ECONNRESET
 npm ERR! network request to https://registry.npmjs.org/left-pad/-/left-pad-1.3.0.tgz failed, reason: read ECONNRESET
 npm ERR! network This is a problem related to network connectivity.
 `
-	terraformLock = `╷
+	msgTerraformLock = `╷
 │ Error: Error acquiring the state lock
 │ 
 │ Error message: ConditionalCheckFailedException: The conditional request failed
@@ -389,7 +389,7 @@ func TestCookbookToolRecipes(t *testing.T) {
 		},
 		{
 			recipe: "docker-pull", tool: "docker", args: "pull ghcr.io/example/app:1.4.2", code: 1,
-			transient:     dockerTimeout,
+			transient:     msgDockerTimeout,
 			transientRule: `(transient: docker preset, "net/http: request canceled")`,
 			terminalCode:  1,
 			terminal:      "Error response from daemon: manifest for ghcr.io/example/app:1.4.2 not found: manifest unknown: manifest unknown\n",
@@ -409,7 +409,7 @@ E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is an
 		},
 		{
 			recipe: "npm-ci", tool: "npm", args: "ci --no-audit --no-fund", code: 1,
-			transient:     npmReset,
+			transient:     msgNpmReset,
 			transientRule: `(transient: npm preset, "ECONNRESET")`,
 			terminalCode:  1,
 			terminal:      "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd - Not found\nnpm ERR! 404 \n",
@@ -417,7 +417,7 @@ E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is an
 		},
 		{
 			recipe: "go-mod-download", tool: "go", args: "mod download", code: 1,
-			transient:     goTimeout,
+			transient:     msgGoTimeout,
 			transientRule: `(transient: go preset, "i/o timeout")`,
 			terminalCode:  1,
 			terminal: `verifying github.com/example/lib@v1.2.3: checksum mismatch
@@ -447,7 +447,7 @@ This download does NOT match an earlier download recorded in go.sum.
 		},
 		{
 			recipe: "terraform-plan", tool: "terraform", args: "plan -input=false -detailed-exitcode -out=tfplan", code: 1,
-			transient:     terraformLock,
+			transient:     msgTerraformLock,
 			transientRule: `(transient: terraform preset, "Error acquiring the state lock")`,
 			// -detailed-exitcode: 2 means changes are present, passed through.
 			terminalCode: 2,
@@ -456,7 +456,7 @@ This download does NOT match an earlier download recorded in go.sum.
 		},
 		{
 			recipe: "terraform-apply", tool: "terraform", args: "apply -input=false tfplan", code: 1,
-			transient:     terraformLock,
+			transient:     msgTerraformLock,
 			transientRule: `(transient: --retry-if "Error acquiring the state lock")`,
 			// The preset would retry a 503; the recipe's allow-list must not,
 			// in the middle of an apply.
@@ -475,7 +475,7 @@ This download does NOT match an earlier download recorded in go.sum.
 			t.Run("blips pass", func(t *testing.T) {
 				t.Parallel()
 				k := newKitchen(t)
-				tl := k.fake(tc.tool, fake{when: when, fails: 2, code: tc.code, stderr: tc.transient, stdout: "done\n"})
+				tl := k.fake(tc.tool, fakeSpec{when: when, fails: 2, code: tc.code, stderr: tc.transient, stdout: "done\n"})
 				r := k.sh(command)
 				assert.Equal(t, 0, r.code, r.stderr)
 				assert.Equal(t, 3, tl.calls())
@@ -487,7 +487,7 @@ This download does NOT match an earlier download recorded in go.sum.
 			t.Run("never retried", func(t *testing.T) {
 				t.Parallel()
 				k := newKitchen(t)
-				tl := k.fake(tc.tool, fake{when: when, fails: always, code: tc.terminalCode, stderr: tc.terminal})
+				tl := k.fake(tc.tool, fakeSpec{when: when, fails: failAlways, code: tc.terminalCode, stderr: tc.terminal})
 				r := k.sh(command)
 				assert.Equal(t, tc.terminalCode, r.code, r.stderr)
 				assert.Equal(t, 1, tl.calls())
@@ -503,8 +503,8 @@ func TestCookbookGitClone(t *testing.T) {
 	command := recipe(t, "git-clone")
 	// The fake leaves a half-done clone behind, as one killed by --timeout
 	// would, and refuses to clone into it, as git does.
-	clone := fake{
-		when: "clone*", fails: 2, code: 128, stderr: gitEarlyEOF,
+	clone := fakeSpec{
+		when: "clone*", fails: 2, code: 128, stderr: msgGitEarlyEOF,
 		onFail: "mkdir -p app/.git && echo partial > app/.git/packed-refs",
 	}
 	refuse := `if [ -n "$(ls -A app 2>/dev/null)" ]; then echo "fatal: destination path 'app' already exists and is not an empty directory." >&2; exit 128; fi`
@@ -553,7 +553,7 @@ func newDownloadServer(t *testing.T, notFound bool) *downloadServer {
 	t.Helper()
 	s := &downloadServer{content: bytes.Repeat([]byte("0123456789abcdef"), 8<<10), notFound: notFound}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	s.TLS = &tls.Config{Certificates: []tls.Certificate{selfSigned(t, downloadHost)}}
+	s.TLS = &tls.Config{Certificates: []tls.Certificate{cookbookCert(t, downloadHost)}}
 	s.StartTLS()
 	t.Cleanup(s.Close)
 	return s
@@ -587,8 +587,8 @@ func (s *downloadServer) requests() []string {
 	return slices.Clone(s.ranges)
 }
 
-// selfSigned is a certificate for host.
-func selfSigned(t *testing.T, host string) tls.Certificate {
+// cookbookCert is a certificate for host.
+func cookbookCert(t *testing.T, host string) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
@@ -666,8 +666,8 @@ func TestCookbookRetryAfterScript(t *testing.T) {
 	// The script stands in for one that talks to an API and reports the
 	// server's answer in its own words, with the exit codes the recipe's
 	// notes ask for.
-	script := func(k *kitchen, failure string, code int) tool {
-		tl := tool{t: k.t, count: filepath.Join(k.root, "count"), log: filepath.Join(k.root, "args")}
+	script := func(k *kitchen, failure string, code int) fakeCalls {
+		tl := fakeCalls{t: k.t, count: filepath.Join(k.root, "count"), log: filepath.Join(k.root, "args")}
 		k.file("scripts/sync-inventory", fmt.Sprintf(`#!/bin/sh
 echo "$*" >> '%s'
 n=$(( $(cat '%s' 2>/dev/null || echo 0) + 1 )); echo "$n" > '%s'
@@ -741,7 +741,7 @@ func TestCookbookMakefile(t *testing.T) {
 	t.Run("deps rides out a blip", func(t *testing.T) {
 		t.Parallel()
 		k := setup(t)
-		npm := k.fake("npm", fake{fails: 2, code: 1, stderr: npmReset, stdout: "added 312 packages in 4s\n"})
+		npm := k.fake("npm", fakeSpec{fails: 2, code: 1, stderr: msgNpmReset, stdout: "added 312 packages in 4s\n"})
 		r := k.run([]string{"make", "deps"})
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, 3, npm.calls())
@@ -751,7 +751,7 @@ func TestCookbookMakefile(t *testing.T) {
 	t.Run("a terminal failure fails the target", func(t *testing.T) {
 		t.Parallel()
 		k := setup(t)
-		npm := k.fake("npm", fake{fails: always, code: 1, stderr: "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd - Not found\n"})
+		npm := k.fake("npm", fakeSpec{fails: failAlways, code: 1, stderr: "npm ERR! code E404\nnpm ERR! 404 Not Found - GET https://registry.npmjs.org/left-padd - Not found\n"})
 		r := k.run([]string{"make", "deps"})
 		assert.Equal(t, 2, r.code, "make's own code")
 		assert.Equal(t, 1, npm.calls())
@@ -761,8 +761,8 @@ func TestCookbookMakefile(t *testing.T) {
 	t.Run("deploy", func(t *testing.T) {
 		t.Parallel()
 		k := setup(t)
-		docker := k.fake("docker", fake{stdout: "Status: Image is up to date for ghcr.io/example/base:bookworm\n"})
-		kubectl := k.fake("kubectl", fake{fails: 1, code: 1, stderr: "The connection to the server api.prod.example.com:6443 was refused - did you specify the right host or port?\n", stdout: "deployment.apps/app configured\n"})
+		docker := k.fake("docker", fakeSpec{stdout: "Status: Image is up to date for ghcr.io/example/base:bookworm\n"})
+		kubectl := k.fake("kubectl", fakeSpec{fails: 1, code: 1, stderr: "The connection to the server api.prod.example.com:6443 was refused - did you specify the right host or port?\n", stdout: "deployment.apps/app configured\n"})
 		r := k.run([]string{"make", "deploy"})
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, 1, docker.calls())
@@ -771,9 +771,9 @@ func TestCookbookMakefile(t *testing.T) {
 	})
 }
 
-// crontab splits a crontab into its environment assignments and its jobs'
+// parseCrontab splits a crontab into its environment assignments and its jobs'
 // commands.
-func crontab(t *testing.T, text string) (env map[string]string, commands []string) {
+func parseCrontab(t *testing.T, text string) (env map[string]string, commands []string) {
 	t.Helper()
 	env = map[string]string{}
 	assignment := regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$`)
@@ -801,12 +801,12 @@ func crontab(t *testing.T, text string) (env map[string]string, commands []strin
 
 func TestCookbookCron(t *testing.T) {
 	t.Parallel()
-	cronEnv, commands := crontab(t, recipe(t, "crontab"))
+	cronEnv, commands := parseCrontab(t, recipe(t, "crontab"))
 	require.Len(t, commands, 1)
 	command := commands[0]
 	assert.NotContains(t, command, "%", "cron turns % into a newline")
 	k := newKitchen(t)
-	backup := k.fake("backup-db", fake{fails: 2, code: 1, stderr: `pg_dump: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: Connection refused
+	backup := k.fake("backup-db", fakeSpec{fails: 2, code: 1, stderr: `pg_dump: error: connection to server at "db.internal" (10.0.0.5), port 5432 failed: Connection refused
 	Is the server running on that host and accepting TCP/IP connections?
 `})
 	// Cron's environment is the crontab's; PATH and the textfile directory
@@ -862,8 +862,8 @@ func TestCookbookCron(t *testing.T) {
 	assert.InDelta(t, float64(time.Now().Unix()), value("retry_last_run_timestamp_seconds", name), 60)
 }
 
-// unit reads a systemd unit's [Service] settings.
-func unit(text string) map[string]string {
+// unitService reads a systemd unit's [Service] settings.
+func unitService(text string) map[string]string {
 	settings := map[string]string{}
 	section := ""
 	for _, line := range strings.Split(text, "\n") {
@@ -882,7 +882,7 @@ func unit(text string) map[string]string {
 
 func TestCookbookSystemd(t *testing.T) {
 	t.Parallel()
-	service := unit(recipe(t, "systemd-unit"))
+	service := unitService(recipe(t, "systemd-unit"))
 	execStart := service["ExecStart"]
 	// systemd splits ExecStart itself, with quotes, specifiers and
 	// variables; without any of them, splitting at spaces is the same.
@@ -894,17 +894,17 @@ func TestCookbookSystemd(t *testing.T) {
 		t.Parallel()
 		assert.Equal(t, "oneshot", service["Type"], "TimeoutStartSec bounds the whole ExecStart")
 		assert.NotContains(t, service, "Restart", "one retry layer")
-		deadline := duration(t, flagValue(t, argv, "--deadline"))
-		killAfter := duration(t, flagValue(t, argv, "--kill-after"))
-		assert.Less(t, deadline+killAfter, duration(t, service["TimeoutStartSec"]))
+		deadline := parseSpan(t, argAfter(t, argv, "--deadline"))
+		killAfter := parseSpan(t, argAfter(t, argv, "--kill-after"))
+		assert.Less(t, deadline+killAfter, parseSpan(t, service["TimeoutStartSec"]))
 		assert.Equal(t, "mixed", service["KillMode"])
-		assert.Less(t, killAfter, duration(t, service["TimeoutStopSec"]))
+		assert.Less(t, killAfter, parseSpan(t, service["TimeoutStopSec"]))
 	})
 
 	t.Run("ExecStart rides out an outage", func(t *testing.T) {
 		t.Parallel()
 		k := newKitchen(t)
-		sync := k.fake("sync-catalog", fake{fails: 2, code: 1, stderr: "sync-catalog: GET https://supplier.example.com/v1/catalogue: 503 Service Unavailable\n"})
+		sync := k.fake("sync-catalog", fakeSpec{fails: 2, code: 1, stderr: "sync-catalog: GET https://supplier.example.com/v1/catalogue: 503 Service Unavailable\n"})
 		r := k.run(argv)
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.Equal(t, 3, sync.calls())
@@ -940,8 +940,8 @@ func TestCookbookSystemd(t *testing.T) {
 	})
 }
 
-// workflow is the part of a GitHub Actions workflow the test runs.
-type workflow struct {
+// actionsWorkflow is the part of a GitHub Actions workflow the test runs.
+type actionsWorkflow struct {
 	Jobs map[string]struct {
 		TimeoutMinutes int               `yaml:"timeout-minutes"`
 		Env            map[string]string `yaml:"env"`
@@ -969,7 +969,7 @@ func actionsExpressions(t *testing.T, s string, values map[string]string) string
 // steps by name.
 func actionsJob(t *testing.T) (*kitchen, []string, map[string]string) {
 	t.Helper()
-	var wf workflow
+	var wf actionsWorkflow
 	require.NoError(t, yaml.Unmarshal([]byte(recipe(t, "github-actions")), &wf))
 	job, ok := wf.Jobs["test"]
 	require.True(t, ok)
@@ -1019,8 +1019,8 @@ func TestCookbookGitHubActions(t *testing.T) {
 		t.Parallel()
 		k, order, steps := actionsJob(t)
 		require.Equal(t, []string{"Download modules", "Pull the test database"}, order)
-		goTool := k.fake("go", fake{fails: 2, code: 1, stderr: goTimeout})
-		docker := k.fake("docker", fake{stdout: "16: Pulling from example/postgres\nStatus: Downloaded newer image for ghcr.io/example/postgres:16\n"})
+		goTool := k.fake("go", fakeSpec{fails: 2, code: 1, stderr: msgGoTimeout})
+		docker := k.fake("docker", fakeSpec{stdout: "16: Pulling from example/postgres\nStatus: Downloaded newer image for ghcr.io/example/postgres:16\n"})
 
 		r := k.step(steps["Download modules"])
 		assert.Equal(t, 0, r.code, r.stderr)
@@ -1044,7 +1044,7 @@ func TestCookbookGitHubActions(t *testing.T) {
 	t.Run("an outage opens the circuit", func(t *testing.T) {
 		t.Parallel()
 		k, _, steps := actionsJob(t)
-		docker := k.fake("docker", fake{fails: always, code: 1, stderr: dockerTimeout})
+		docker := k.fake("docker", fakeSpec{fails: failAlways, code: 1, stderr: msgDockerTimeout})
 		pull := steps["Pull the test database"]
 
 		r := k.step(pull)
@@ -1063,7 +1063,7 @@ func TestCookbookGitHubActionsAnnotatesAnOpenCircuit(t *testing.T) {
 	t.Parallel()
 	t.Skip(`BUG: with GITHUB_ACTIONS=true, a run refused by an open circuit (exit 75, outcome breaker-open) prints only the text line: no ::error annotation, so the failed step's summary says nothing (docs/report-schema.md: "giving up or being stopped: ::error")`)
 	k, _, steps := actionsJob(t)
-	k.fake("docker", fake{fails: always, code: 1, stderr: dockerTimeout})
+	k.fake("docker", fakeSpec{fails: failAlways, code: 1, stderr: msgDockerTimeout})
 	pull := steps["Pull the test database"]
 	_ = k.step(pull)
 	r := k.step(pull)
@@ -1099,8 +1099,8 @@ func TestCookbookGitLab(t *testing.T) {
 		}
 		k.env = append(k.env, name+"="+value)
 	}
-	goTool := k.fake("go", fake{when: "mod download", fails: 4, code: 1, stderr: goTimeout})
-	npm := k.fake("npm", fake{fails: always, code: 1, stderr: npmReset})
+	goTool := k.fake("go", fakeSpec{when: "mod download", fails: 4, code: 1, stderr: msgGoTimeout})
+	npm := k.fake("npm", fakeSpec{fails: failAlways, code: 1, stderr: msgNpmReset})
 
 	// The runner runs the lines in one shell and stops at the first failure.
 	r := k.run([]string{"sh", "-e", "-c", strings.Join(job.Script, "\n")})
@@ -1119,9 +1119,9 @@ func TestCookbookReleaseScript(t *testing.T) {
 	script := recipe(t, "release-script")
 	k := newKitchen(t)
 	k.file(".retry.toml", recipe(t, "retry-toml"), 0o644)
-	git := k.fake("git", fake{fails: 3, code: 128, stderr: gitEarlyEOF})
-	docker := k.fake("docker", fake{fails: 1, code: 1, stderr: dockerTimeout})
-	npm := k.fake("npm", fake{fails: always, code: 1, stderr: npmReset})
+	git := k.fake("git", fakeSpec{fails: 3, code: 128, stderr: msgGitEarlyEOF})
+	docker := k.fake("docker", fakeSpec{fails: 1, code: 1, stderr: msgDockerTimeout})
+	npm := k.fake("npm", fakeSpec{fails: failAlways, code: 1, stderr: msgNpmReset})
 
 	r := k.sh(script)
 	assert.Equal(t, 1, r.code, r.stderr)
