@@ -209,3 +209,21 @@ func TestRecentFailureOfTheKeySkipsTheFastPhase(t *testing.T) {
 	assert.Contains(t, r.stderr, "(slow phase)", "a repeat failure is an outage: straight to the slow phase")
 	assert.NotContains(t, r.stderr, "(fast phase)")
 }
+
+func TestOpenCircuitIsReportedInEveryLogFormat(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	for range 2 {
+		retry(t, nil, "--breaker", "k", "--state", state, "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "false")
+	}
+	r := retry(t, nil, "--log-format", "json", "--breaker", "k", "--state", state, "--", "true")
+	assert.Equal(t, 75, r.code)
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	require.Len(t, lines, 1, "only JSON on stderr: %q", r.stderr)
+	var summary map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &summary))
+	assert.Equal(t, "breaker-open", summary["outcome"])
+
+	r = retry(t, []string{"GITHUB_ACTIONS=true"}, "--breaker", "k", "--state", state, "--", "true")
+	assert.Contains(t, r.stderr, `::error title=retry::circuit "k" is open`)
+}

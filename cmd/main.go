@@ -151,7 +151,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	cfg := runConfig(deps, o, plan, relay, out)
 
 	if open := guard.first(ctx); open != nil {
-		printError(deps.Stderr, errors.New(circuitOpen(o.Breaker.Key, *open)))
+		out.refused(circuitOpen(o.Breaker.Key, *open))
 		return out.finish(ctx, o, plan, cfg, runner.Result{Start: time.Now()}, report.OutcomeBreakerOpen, exitcodes.Summary{BreakerOpen: true})
 	}
 	if guard != nil {

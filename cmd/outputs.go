@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -73,6 +74,18 @@ func (x *outputs) observe(e runner.Event) {
 	}
 	if x.json != nil {
 		x.json.Observe(e)
+	}
+}
+
+// refused says that the command was not run at all, such as when its
+// circuit is open: a line for people, an annotation for CI; the JSON log
+// says it in its summary.
+func (x *outputs) refused(message string) {
+	if x.text != nil {
+		printError(x.deps.Stderr, errors.New(message))
+	}
+	if x.github != nil {
+		x.github.Error(message)
 	}
 }
 

@@ -55,6 +55,13 @@ func (g *GitHub) Observe(e runner.Event) {
 	}
 }
 
+// Error writes an ::error annotation with message, for endings the runner
+// does not see, such as a circuit that is open before any attempt.
+func (g *GitHub) Error(message string) {
+	g.endGroup()
+	g.command("error", "retry", message)
+}
+
 func (g *GitHub) endGroup() {
 	if g.grouped {
 		g.command("endgroup", "", "")
