@@ -30,10 +30,6 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 			return values, cobra.ShellCompDirectiveNoFileComp
 		}
 	}
-	var presets []string
-	for _, p := range exitcodes.Presets() {
-		presets = append(presets, p.Name+"\t"+p.Description)
-	}
 	completions := map[string]func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective){
 		"jitter":      fixed("full", "equal", "none"),
 		"stdin":       fixed("auto", "replay", "inherit", "null"),
@@ -42,7 +38,13 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 		"log-format":  fixed("text", "json"),
 		"annotations": fixed("auto", "off"),
 		"signal":      fixed("TERM", "INT", "HUP", "QUIT", "KILL", "USR1", "USR2"),
-		"preset":      fixed(append([]string{"auto\tfrom the program name", "none\tno presets"}, presets...)...),
+		"preset": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			names := []string{"auto\tfrom the program name", "none\tno presets"}
+			for _, p := range exitcodes.Presets() {
+				names = append(names, p.Name+"\t"+p.Description)
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
 		"policy": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			l, err := layers(nil, deps)
 			if err != nil {
