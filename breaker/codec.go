@@ -147,7 +147,7 @@ func (v circuitV1) circuit(key string) (circuit, error) {
 		if i > 0 && b.Start <= v.Buckets[i-1].Start {
 			return circuit{}, fmt.Errorf("bucket %d out of order", i)
 		}
-		c.Buckets = append(c.Buckets, bucket{Start: b.Start, OK: b.OK, Fail: b.Fail})
+		c.Buckets = append(c.Buckets, bucket(b))
 	}
 	return c, nil
 }
@@ -160,7 +160,7 @@ func encodeCircuit(c circuit) ([]byte, error) {
 		Buckets: make([]bucketV1, 0, len(c.Buckets)),
 	}
 	for _, b := range c.Buckets {
-		v.Buckets = append(v.Buckets, bucketV1{Start: b.Start, OK: b.OK, Fail: b.Fail})
+		v.Buckets = append(v.Buckets, bucketV1(b))
 	}
 	return json.Marshal(v)
 }
