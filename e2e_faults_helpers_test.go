@@ -130,6 +130,13 @@ type fileRun struct {
 
 func startToFiles(t *testing.T, env []string, args ...string) *fileRun {
 	t.Helper()
+	return startProgramToFiles(t, env, retryBin, args...)
+}
+
+// startProgramToFiles starts program (retry, or a wrapper of it) with its
+// output in files.
+func startProgramToFiles(t *testing.T, env []string, program string, args ...string) *fileRun {
+	t.Helper()
 	dir := t.TempDir()
 	r := &fileRun{stdout: filepath.Join(dir, "stdout"), errf: filepath.Join(dir, "stderr"), done: make(chan struct{})}
 	out, err := os.Create(r.stdout)
@@ -138,7 +145,7 @@ func startToFiles(t *testing.T, env []string, args ...string) *fileRun {
 	errf, err := os.Create(r.errf)
 	require.NoError(t, err)
 	defer errf.Close()
-	r.cmd = exec.Command(retryBin, args...)
+	r.cmd = exec.Command(program, args...)
 	r.cmd.Env = append(cleanEnv(), env...)
 	r.cmd.Stdout, r.cmd.Stderr = out, errf
 	require.NoError(t, r.cmd.Start())
