@@ -139,7 +139,9 @@ func TestUnreadableStateFileIsRewrittenAndTheCommandRuns(t *testing.T) {
 		{"counts out of range", func(valid []byte) []byte {
 			return []byte(strings.Replace(string(valid), `"fail":1`, `"fail":-5`, 1))
 		}},
-		{"two megabytes", func([]byte) []byte { return []byte(`{"version":1,"key":"k","pad":"` + strings.Repeat("x", 2<<20) + `"}`) }},
+		{"two megabytes", func([]byte) []byte {
+			return []byte(`{"version":1,"key":"k","pad":"` + strings.Repeat("x", 2<<20) + `"}`)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
