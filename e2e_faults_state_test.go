@@ -386,3 +386,31 @@ func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
 		})
 	}
 }
+
+func TestBreakerStatusCountsWithTheWindowTheRunsUse(t *testing.T) {
+	t.Skip("BUG (cmd): `retry breaker status` counts with the default 60s window whatever window the runs use, " +
+		"and has no --breaker-window flag: a key used with --breaker-window 10m shows only its last minute")
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state")
+	args := []string{"--breaker", "k", "--state", state, "--breaker-window", "10m", "-n", "1", "--", "false"}
+	retry(t, nil, args...)
+	// Move that failure 5 minutes back: inside the runs' 10m window.
+	path := recordOf(t, state)
+	var rec map[string]any
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &rec))
+	width := (10 * time.Minute / 60).Milliseconds()
+	past := time.Now().Add(-5*time.Minute).UnixMilli() / width * width
+	rec["buckets"] = []map[string]any{{"t": past, "ok": 0, "fail": 1}}
+	data, err = json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data, 0o600))
+	retry(t, nil, args...)
+
+	r := retry(t, nil, "breaker", "status", "k", "--state", state, "--breaker-window", "10m", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var st map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	assert.EqualValues(t, 2, st["failures"], "both failures are in the window the runs use")
+}
