@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // formatVersion is the version this package writes.
@@ -130,7 +132,7 @@ func decodeCircuit(data []byte, key string) (circuit, *CorruptError, error) {
 // circuit checks v and converts it.
 func (v circuitV1) circuit(key string) (circuit, error) {
 	switch {
-	case v.Key != key:
+	case v.Key != storedText(key):
 		return circuit{}, fmt.Errorf("record is for key %q", v.Key)
 	case len(v.Buckets) > maxBuckets:
 		return circuit{}, fmt.Errorf("%d buckets, more than %d", len(v.Buckets), maxBuckets)
@@ -147,9 +149,30 @@ func (v circuitV1) circuit(key string) (circuit, error) {
 		if i > 0 && b.Start <= v.Buckets[i-1].Start {
 			return circuit{}, fmt.Errorf("bucket %d out of order", i)
 		}
-		c.Buckets = append(c.Buckets, bucket{Start: b.Start, OK: b.OK, Fail: b.Fail})
+		c.Buckets = append(c.Buckets, bucket(b))
 	}
 	return c, nil
+}
+
+// storedText returns s as a JSON string field holds it after a round trip:
+// encoding/json writes each byte that is not valid UTF-8 as U+FFFD. A key
+// or run id read from a record is compared in this form; the file name or
+// Redis key, made from the exact bytes, already tells keys apart.
+func storedText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // encodeCircuit writes c in the current format.
@@ -160,7 +183,7 @@ func encodeCircuit(c circuit) ([]byte, error) {
 		Buckets: make([]bucketV1, 0, len(c.Buckets)),
 	}
 	for _, b := range c.Buckets {
-		v.Buckets = append(v.Buckets, bucketV1{Start: b.Start, OK: b.OK, Fail: b.Fail})
+		v.Buckets = append(v.Buckets, bucketV1(b))
 	}
 	return json.Marshal(v)
 }
@@ -183,7 +206,7 @@ func decodeRun(data []byte, id string) (run, *CorruptError, error) {
 		return fresh, &CorruptError{Key: id, Err: err}, nil
 	}
 	switch {
-	case v.Run != id:
+	case v.Run != storedText(id):
 		return fresh, &CorruptError{Key: id, Err: fmt.Errorf("record is for run %q", v.Run)}, nil
 	case v.Used < 0:
 		return fresh, &CorruptError{Key: id, Err: fmt.Errorf("used %d out of range", v.Used)}, nil

@@ -37,12 +37,15 @@ func (r *run) openIO(scan LineScanner) (a *attemptIO, err error) {
 	a.stdout = r.cfg.Stdout
 	scanStdout := scan != nil && r.cfg.ScanStdout
 	if r.cfg.StdoutMode == StdoutBuffer || scanStdout {
-		var dst io.Writer = r.cfg.Stdout
-		if r.cfg.StdoutMode == StdoutBuffer {
+		// A nil *os.File must not become a non-nil io.Writer: writes to
+		// it fail, which would read as a reader that went away.
+		var dst io.Writer = io.Discard
+		switch {
+		case r.cfg.StdoutMode == StdoutBuffer:
 			a.captured = newSpool(SpoolMemory, r.cfg.TempDir)
 			dst = a.captured
-		} else if dst == nil {
-			dst = io.Discard
+		case r.cfg.Stdout != nil:
+			dst = r.cfg.Stdout
 		}
 		if err := a.pipe(&a.stdout, dst, scanStdout, scan, false); err != nil {
 			return a, fmt.Errorf("stdout pipe: %w", err)

@@ -85,6 +85,14 @@ type execProcess struct {
 	killed    atomic.Bool
 }
 
+// pidOf returns the process id of p when it is a real process.
+func pidOf(p Process) (int, bool) {
+	if ep, ok := p.(*execProcess); ok {
+		return ep.cmd.Process.Pid, true
+	}
+	return 0, false
+}
+
 // Signal implements Process: it signals the whole process group.
 func (p *execProcess) Signal(sig syscall.Signal) error {
 	if sig == syscall.SIGKILL {

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -70,17 +72,12 @@ func (c *copier) run() {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := c.r.Read(buf)
-		if n > 0 {
-			if _, werr := c.dst.Write(buf[:n]); werr != nil {
-				// Nobody reads our side any more: stop reading the child's,
-				// so its next write fails as it would without retry.
-				c.downstreamGone = true
-				c.r.Close()
-				return
-			}
-			if c.match != nil {
-				c.match.push(buf[:n])
-			}
+		if n > 0 && !c.pass(buf[:n]) {
+			return
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			c.drain(buf)
+			return
 		}
 		if err != nil {
 			return
@@ -88,17 +85,62 @@ func (c *copier) run() {
 	}
 }
 
-// finish waits for the copy to reach the end of the pipe, at most
-// drainTimeout, then closes our end.
+// pass writes p to the destination and offers it to the matcher. It
+// reports false when the destination's reader has gone away.
+func (c *copier) pass(p []byte) bool {
+	if _, err := c.dst.Write(p); err != nil {
+		// Nobody reads our side any more: stop reading the child's, so
+		// its next write fails as it would without retry.
+		c.downstreamGone = true
+		c.r.Close()
+		return false
+	}
+	if c.match != nil {
+		c.match.push(p)
+	}
+	return true
+}
+
+// drain copies what the pipe holds now, without waiting for more: the
+// attempt's output still in the pipe when finish stopped waiting for its
+// end (a stranger holds it open, or our reader was slow to take what came
+// before). It reads at most the pipe's capacity, so a stranger that keeps
+// writing cannot keep it going.
+func (c *copier) drain(buf []byte) {
+	rc, err := c.r.SyscallConn()
+	if err != nil || c.r.SetReadDeadline(time.Time{}) != nil {
+		return
+	}
+	left := pipeCapacity(rc)
+	for left > 0 {
+		var n int
+		var rerr error
+		// Returning true reads once, never waiting for the pipe to
+		// become readable: an empty pipe ends the drain (EAGAIN).
+		err := rc.Read(func(fd uintptr) bool {
+			n, rerr = syscall.Read(int(fd), buf[:min(len(buf), left)])
+			return true
+		})
+		if err != nil || rerr != nil || n <= 0 || !c.pass(buf[:n]) {
+			return
+		}
+		left -= n
+	}
+}
+
+// finish waits for the copy to reach the end of the pipe, then closes our
+// end. If the pipe has not ended drainTimeout after the process group is
+// gone, something outside the group holds it open: the copy then takes
+// what the pipe holds and stops. Time spent writing to a slow reader of
+// ours does not count: the attempt's output is never cut short for it.
 func (c *copier) finish() {
 	t := time.NewTimer(drainTimeout)
 	defer t.Stop()
 	select {
 	case <-c.done:
 	case <-t.C:
-		// Something outside the attempt's process group holds the pipe
-		// open: stop reading. Our pipes are pollable, so the deadline
-		// wakes the blocked read.
+		// Our pipes are pollable, so the deadline wakes a blocked read;
+		// a read that had data finishes its write first.
 		if err := c.r.SetReadDeadline(time.Now()); err != nil {
 			c.r.Close()
 			return // cannot wake it: leave the goroutine to the pipe's end

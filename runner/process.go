@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,3 +55,29 @@ func (e *StartError) Error() string {
 }
 
 func (e *StartError) Unwrap() error { return e.Err }
+
+// pidSet is a set of process ids, safe for concurrent use.
+type pidSet struct {
+	mu   sync.Mutex
+	pids map[int]bool
+}
+
+func newPidSet() *pidSet { return &pidSet{pids: map[int]bool{}} }
+
+func (s *pidSet) add(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pids[pid] = true
+}
+
+func (s *pidSet) remove(pid int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pids, pid)
+}
+
+func (s *pidSet) has(pid int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pids[pid]
+}

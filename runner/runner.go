@@ -243,13 +243,14 @@ func (*Finished) event()       {}
 // left to the signal forwarded to it (see Config.Attach) and is killed if it
 // is still running KillAfter later.
 func Run(ctx context.Context, cfg Config) Result {
-	r := &run{cfg: cfg, start: time.Now()}
+	r := &run{cfg: cfg, start: time.Now(), ours: newPidSet()}
 	if r.cfg.Classify == nil {
 		r.cfg.Classify = func(e exitcodes.Exit, _ LineScanner) exitcodes.Verdict { return exitcodes.Classify(e) }
 	}
 	if r.cfg.Starter == nil {
 		r.cfg.Starter = Exec{}
 	}
+	defer reapOrphans(r.ours.has)()
 	var err error
 	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir); err != nil {
 		r.stdin = nullStdin{}
@@ -266,6 +267,9 @@ type run struct {
 	cfg   Config
 	start time.Time
 	stdin stdinSource
+	// ours holds the pids of the processes this run started and has not
+	// yet waited for, which no orphan reaping may take.
+	ours *pidSet
 }
 
 func (r *run) emit(e Event) {
@@ -422,6 +426,10 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 		}
 		return exit, false, err
 	}
+	if pid, ok := pidOf(p); ok {
+		r.ours.add(pid)
+		defer r.ours.remove(pid)
+	}
 	if r.cfg.Attach != nil {
 		detach := r.cfg.Attach(p)
 		defer detach()
@@ -434,10 +442,11 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 // cfg's environment, directory, stdout and stderr, no stdin, in its own
 // process group with cfg.Attach forwarding signals, and no time limit.
 func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, error) {
-	r := &run{cfg: cfg, start: time.Now()}
+	r := &run{cfg: cfg, start: time.Now(), ours: newPidSet()}
 	if r.cfg.Starter == nil {
 		r.cfg.Starter = Exec{}
 	}
+	defer reapOrphans(r.ours.has)()
 	exit, _, err := r.execute(ctx, Command{
 		Args:      args,
 		Env:       cfg.Env,

@@ -1,10 +1,128 @@
 package runner
 
-import "golang.org/x/sys/unix"
+import (
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // AdoptOrphans makes retry the reaper of its orphaned descendants (Linux's
 // child subreaper), so grandchildren whose parent exited are still ours to
-// wait for and to clear away when their attempt ends.
+// wait for and to clear away when their attempt ends. While a Run is under
+// way, adopted orphans that exit are reaped at once (see reapOrphans), as
+// an init process would: retry is often PID 1 in a container.
+//
+// A process that calls it must not start children of its own with Setsid
+// or Setpgid while a Run is under way: when they exit, the Run may reap
+// them before their own Wait can.
 func AdoptOrphans() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// reapOrphans reaps, from now until the returned function is called (and
+// once more then), every adopted orphan that exits: a zombie child of ours
+// that is not one we started (ours reports those by pid) and not the
+// leader of a process group in our session. The processes we start
+// (attempts, hooks, fallbacks) lead their own process group in our
+// session, and a group leader cannot call setsid, so they are never taken
+// from os/exec's Wait, even before ours knows them. Without it, an orphan
+// that exited would stay a zombie until its attempt ended, or, if it had
+// left the attempt's group, until retry exited. It does nothing unless we
+// are a subreaper.
+func reapOrphans(ours func(pid int) bool) (stop func()) {
+	var on int
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0); err != nil || on == 0 {
+		return func() {}
+	}
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-chld:
+				reapZombies(ours)
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(chld)
+		close(quit)
+		<-done
+		reapZombies(ours)
+	}
+}
+
+// reapZombies reaps our zombie children that are neither ours nor
+// process group leaders in our session.
+func reapZombies(ours func(pid int) bool) {
+	self := os.Getpid()
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := statOf(pid)
+		if !ok || st.ppid != self || st.state != 'Z' {
+			continue
+		}
+		if (st.pgrp == pid && st.session == sid) || ours(pid) {
+			continue // one we started: its Wait reaps it
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+}
+
+// procStat is the part of /proc/PID/stat that reapZombies needs.
+type procStat struct {
+	state               byte
+	ppid, pgrp, session int
+}
+
+// statOf reads /proc/PID/stat; false when the process is gone or the file
+// cannot be read.
+func statOf(pid int) (procStat, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')') // the command name may hold anything
+	if i < 0 {
+		return procStat{}, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 4 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	var st procStat
+	var errs [3]error
+	st.state = f[0][0]
+	st.ppid, errs[0] = strconv.Atoi(f[1])
+	st.pgrp, errs[1] = strconv.Atoi(f[2])
+	st.session, errs[2] = strconv.Atoi(f[3])
+	for _, err := range errs {
+		if err != nil {
+			return procStat{}, false
+		}
+	}
+	return st, true
 }

@@ -119,8 +119,16 @@ func (r *Relay) Received() syscall.Signal {
 	return r.first
 }
 
-// Stop stops catching signals and releases the context.
+// Stop stops catching signals and releases the context. Once a signal
+// has been received, the handled signals stay ignored after Stop: the
+// process is on its way to exit with 128+n of the first one, and a later
+// signal (a storm of them, or a second Ctrl-C) must not kill it with
+// another status before it gets there. Without a signal received, their
+// default actions come back.
 func (r *Relay) Stop() {
+	if r.Received() != 0 {
+		signal.Ignore(Handled()...)
+	}
 	signal.Stop(r.pipe)
 	signal.Stop(r.ch)
 	close(r.ch)

@@ -1,0 +1,187 @@
+package main
+
+// Signal storms: a first SIGINT, SIGTERM or SIGHUP at a random moment of
+// one phase of a run (starting, an attempt, a wait, the --on-retry hook,
+// the --fallback), then 99 more of them in quick succession. retry must
+// exit 128+n for the first, start no attempt after it, and leave no
+// process and no temporary file behind.
+//
+// The storm starts once retry has acted on the first signal (the attempt's
+// trap saw it, or retry said it stopped): signals sent microseconds apart
+// reach a process's threads in no fixed order, so "first" means first to
+// be received.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stormSignals are the signals a storm is made of.
+var stormSignals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// stormCase is one phase to hit: retry's arguments, and the line of its
+// stderr or the file whose appearance says the phase has begun.
+type stormCase struct {
+	name string
+	args func(dir string, rnd *rand.Rand) []string
+	// begun reports whether the phase has begun; nil means at once.
+	begun func(dir, stderr string) bool
+	// window is how long after the phase begins the first signal may come.
+	window time.Duration
+}
+
+// busy is a shell loop that records its pid and each signal it receives,
+// and keeps running until it is killed.
+func busy(dir, mark string) string {
+	return fmt.Sprintf(`echo $$ >> '%[1]s/pids'; echo x >> '%[1]s/%[2]s'; trap 'echo got >> "%[1]s/events"' INT TERM HUP; `+
+		`while :; do sleep 1 & echo $! >> '%[1]s/pids'; wait $!; done`, dir, mark)
+}
+
+func stormCases() []stormCase {
+	exists := func(name string) func(dir, _ string) bool {
+		return func(dir, _ string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }
+	}
+	return []stormCase{
+		{
+			name: "start",
+			args: func(dir string, _ *rand.Rand) []string {
+				return []string{"-k", "300ms", "--", "sh", "-c", busy(dir, "attempts")}
+			},
+			window: 30 * time.Millisecond,
+		},
+		{
+			name: "attempt",
+			args: func(dir string, rnd *rand.Rand) []string {
+				args := []string{"-k", "300ms"}
+				script := busy(dir, "attempts")
+				if rnd.IntN(2) == 0 {
+					// Held output past the memory limit: a spool file.
+					args = append(args, "--stdout", "buffer")
+					script = `head -c 9000000 /dev/zero; ` + script
+				}
+				return append(args, "--", "sh", "-c", script)
+			},
+			begun:  exists("attempts"),
+			window: 50 * time.Millisecond,
+		},
+		{
+			name: "wait",
+			args: func(dir string, _ *rand.Rand) []string {
+				return []string{"--fast", "0", "--jitter", "none", "--slow-delay", "20s", "--", "sh", "-c",
+					fmt.Sprintf(`echo $$ >> '%[1]s/pids'; echo x >> '%[1]s/attempts'; exit 1`, dir)}
+			},
+			begun:  func(_, stderr string) bool { return strings.Contains(stderr, "retrying in 20s") },
+			window: 50 * time.Millisecond,
+		},
+		{
+			name: "on-retry hook",
+			args: func(dir string, _ *rand.Rand) []string {
+				return []string{"-k", "300ms", "--fast-delay", "1ms", "--on-retry", busy(dir, "hook"), "--", "sh", "-c",
+					fmt.Sprintf(`echo $$ >> '%[1]s/pids'; echo x >> '%[1]s/attempts'; exit 1`, dir)}
+			},
+			begun:  exists("hook"),
+			window: 50 * time.Millisecond,
+		},
+		{
+			name: "fallback",
+			args: func(dir string, _ *rand.Rand) []string {
+				return []string{"-n", "1", "-k", "300ms", "--fallback", busy(dir, "fallback"), "--", "sh", "-c",
+					fmt.Sprintf(`echo $$ >> '%[1]s/pids'; echo x >> '%[1]s/attempts'; exit 1`, dir)}
+			},
+			begun:  exists("fallback"),
+			window: 50 * time.Millisecond,
+		},
+	}
+}
+
+func TestSignalStormsEndRetryWithTheFirstSignalsCode(t *testing.T) {
+	t.Parallel()
+	seeds := []uint64{1, 2, 3}
+	if os.Getenv("RETRY_LONG_TESTS") != "" {
+		seeds = append(seeds, 4, 5, 6, 7, 8, 9, 10)
+	}
+	for _, tc := range stormCases() {
+		for _, seed := range seeds {
+			t.Run(fmt.Sprintf("%s/seed %d", tc.name, seed), func(t *testing.T) {
+				t.Parallel()
+				stormTrial(t, tc, rand.New(rand.NewPCG(seed, 0x5eed)))
+			})
+		}
+	}
+}
+
+// stormTrial runs one storm against one phase.
+func stormTrial(t *testing.T, tc stormCase, rnd *rand.Rand) {
+	dir := t.TempDir()
+	tmp := filepath.Join(dir, "tmp")
+	require.NoError(t, os.Mkdir(tmp, 0o700))
+	r := startToFiles(t, []string{"TMPDIR=" + tmp}, tc.args(dir, rnd)...)
+	stderr := func() string { data, _ := os.ReadFile(r.errf); return string(data) }
+	exited := func() bool {
+		select {
+		case <-r.done:
+			return true
+		default:
+			return false
+		}
+	}
+	lines := func(name string) int {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		return strings.Count(string(data), "\n")
+	}
+
+	if tc.begun != nil {
+		require.Eventually(t, func() bool { return tc.begun(dir, stderr()) || exited() }, eventLimit, time.Millisecond,
+			"the phase began; stderr:\n%s", stderr())
+		require.False(t, exited(), "retry exited before the phase; stderr:\n%s", stderr())
+	}
+	time.Sleep(time.Duration(rnd.Int64N(int64(tc.window)))) // a random moment of the phase
+	first := stormSignals[rnd.IntN(len(stormSignals))]
+	require.NoError(t, r.cmd.Process.Signal(first))
+
+	// retry acted on it: the process it forwarded it to saw it, or retry
+	// said it stopped, or it is gone.
+	require.Eventually(t, func() bool {
+		return lines("events") > 0 || strings.Contains(stderr(), "received SIG") || exited()
+	}, eventLimit, time.Millisecond, "retry acted on %v", first)
+	attempts := lines("attempts")
+
+	for range 99 {
+		if err := r.cmd.Process.Signal(stormSignals[rnd.IntN(len(stormSignals))]); err != nil {
+			break // exited: the process handle knows, so no other process is hit
+		}
+		time.Sleep(time.Duration(rnd.Int64N(int64(2 * time.Millisecond))))
+	}
+	res := r.wait(t)
+
+	assert.Equal(t, 128+int(first), res.code, "128+%v; stderr:\n%s", first, res.stderr)
+	if strings.Contains(res.stderr, "received SIG") {
+		assert.Contains(t, res.stderr, "received "+sigName(first))
+	}
+	assert.Equal(t, attempts, lines("attempts"), "no attempt started after the first signal")
+	if _, err := os.Stat(filepath.Join(dir, "pids")); err == nil {
+		assertGone(t, pidsIn(t, filepath.Join(dir, "pids")))
+	}
+	assertEmptyDir(t, tmp)
+}
+
+func sigName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}

@@ -1,0 +1,76 @@
+package signals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// helperEnv makes the test binary run a helper body instead of a test; the
+// helpers send real signals to their own process, which must not be the
+// test binary itself.
+const helperEnv = "SIGNALS_TEST_HELPER"
+
+// runHelper runs the test named test in a child test binary with helper
+// set, and returns its output and exit code (-1 when a signal killed it).
+func runHelper(t *testing.T, test, helper string) (string, int) {
+	t.Helper()
+	c := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	c.Env = append(os.Environ(), helperEnv+"="+helper)
+	out, err := c.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	require.NoError(t, err)
+	return string(out), 0
+}
+
+func TestLaterSignalsCannotKillAProcessStoppedByASignal(t *testing.T) {
+	if h := os.Getenv(helperEnv); h != "" {
+		first, later := syscall.SIGHUP, syscall.Signal(0)
+		_, _ = fmt.Sscanf(h, "later=%d", &later)
+		ctx, relay := Listen(context.Background())
+		_ = syscall.Kill(os.Getpid(), first)
+		<-ctx.Done()
+		relay.Stop()
+		// The process is on its way out with 128+SIGHUP; a signal that
+		// arrives now (a storm of them, say) must not end it with
+		// another status first. The signal is sent to this thread, so
+		// that it is handled before Tgkill returns.
+		runtime.LockOSThread()
+		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), later)
+		fmt.Println("survived")
+		os.Exit(0)
+	}
+	t.Parallel()
+	for _, later := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		out, code := runHelper(t, t.Name(), fmt.Sprintf("later=%d", later))
+		assert.Equal(t, 0, code, "after %v: %s", later, out)
+		assert.Contains(t, out, "survived", "after %v", later)
+	}
+}
+
+func TestStopWithoutASignalLeavesTheDefaultActions(t *testing.T) {
+	if os.Getenv(helperEnv) == "default" {
+		_, relay := Listen(context.Background())
+		relay.Stop()
+		runtime.LockOSThread()
+		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGTERM)
+		fmt.Println("survived")
+		os.Exit(0)
+	}
+	t.Parallel()
+	out, code := runHelper(t, t.Name(), "default")
+	assert.Equal(t, -1, code, "killed by SIGTERM as any program would be: %s", out)
+	assert.NotContains(t, out, "survived")
+}
