@@ -388,8 +388,6 @@ func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
 }
 
 func TestBreakerStatusCountsWithTheWindowTheRunsUse(t *testing.T) {
-	t.Skip("BUG (cmd): `retry breaker status` counts with the default 60s window whatever window the runs use, " +
-		"and has no --breaker-window flag: a key used with --breaker-window 10m shows only its last minute")
 	t.Parallel()
 	state := filepath.Join(t.TempDir(), "state")
 	args := []string{"--breaker", "k", "--state", state, "--breaker-window", "10m", "-n", "1", "--", "false"}

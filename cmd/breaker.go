@@ -55,15 +55,21 @@ func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
 func (b *breakerOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Key, "breaker", "", "share a circuit breaker and retry budget with every run using this KEY (such as registry.example)")
 	b.bindState(fs)
+	b.bindTunables(fs)
+	fs.Var(countValue{&b.RunBudget, "run-budget"}, "run-budget", "retries shared by every retry in one CI job or script run (0: no limit)")
+	fs.StringVar(&b.RunID, "run-id", "", "the run the --run-budget belongs to (default $RETRY_RUN_ID, else the CI job's identity)")
+	fs.StringVar(&b.Fallback, "fallback", "", "run this with /bin/sh -c when retry gives up or the circuit is open; its exit code becomes retry's")
+}
+
+// bindTunables registers the breaker's and the retry budget's settings,
+// shared by runs and by `retry breaker`, which must count as the runs do.
+func (b *breakerOptions) bindTunables(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&b.Window, "breaker-window"}, "breaker-window", "how far back the breaker counts attempts")
 	fs.Float64Var(&b.Ratio, "breaker-ratio", b.Ratio, "failure share in the window at which the circuit opens, in (0, 1]")
 	fs.Var(countValue{&b.Min, "breaker-min"}, "breaker-min", "attempts the window must hold before the circuit can open")
 	fs.Var(durationValue{&b.Cooldown, "breaker-cooldown"}, "breaker-cooldown", "how long an open circuit waits (±20%) before one run probes")
 	fs.Float64Var(&b.Tokens, "budget-tokens", b.Tokens, "retry budget per key: failed attempts take a token; no retries at half or less")
 	fs.Float64Var(&b.TokenPct, "budget-ratio", b.TokenPct, "tokens a successful attempt gives back")
-	fs.Var(countValue{&b.RunBudget, "run-budget"}, "run-budget", "retries shared by every retry in one CI job or script run (0: no limit)")
-	fs.StringVar(&b.RunID, "run-id", "", "the run the --run-budget belongs to (default $RETRY_RUN_ID, else the CI job's identity)")
-	fs.StringVar(&b.Fallback, "fallback", "", "run this with /bin/sh -c when retry gives up or the circuit is open; its exit code becomes retry's")
 }
 
 // config checks the breaker flags and returns the breaker's configuration.
@@ -278,14 +284,18 @@ func circuitOpen(key string, s breaker.Status) string {
 
 // newBreakerCommand is `retry breaker list|status|reset`.
 func newBreakerCommand(deps Deps) *cobra.Command {
-	var b breakerOptions
+	b := defaultBreakerOptions()
 	var asJSON bool
 	open := func() (*breaker.Breaker, breaker.Store, error) {
+		cfg, err := b.config()
+		if err != nil {
+			return nil, nil, err
+		}
 		store, err := openStore(b.State, deps.Env)
 		if err != nil {
 			return nil, nil, &UsageError{Flag: "--state", Value: b.State, Err: err}
 		}
-		br, err := breaker.New(store, breaker.Default(), nil, nil)
+		br, err := breaker.New(store, cfg, nil, nil)
 		if err != nil {
 			store.Close()
 			return nil, nil, err
@@ -298,6 +308,7 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	b.bindState(root.PersistentFlags())
+	b.bindTunables(root.PersistentFlags())
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List every circuit in the state store",

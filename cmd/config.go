@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-shellwords"
 	"github.com/pelletier/go-toml/v2"
@@ -210,6 +211,11 @@ func splitOpts(s string) ([]string, error) {
 // substitution off. Shell operators are refused; instead says what to do.
 // source names the input in errors.
 func splitWords(source, s, instead string) ([]string, error) {
+	if !utf8.ValidString(s) {
+		// The parser reads runes: a byte that is not UTF-8 would turn into
+		// U+FFFD and name another file. Words after -- pass untouched.
+		return nil, &UsageError{Flag: source, Value: s, Want: "not valid UTF-8; give the command as words after -- instead, where every byte passes as it is"}
+	}
 	p := shellwords.NewParser()
 	p.ParseEnv, p.ParseBacktick = false, false
 	words, err := p.Parse(s)

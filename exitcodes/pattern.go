@@ -42,9 +42,36 @@ func CompilePatterns(patterns []string) ([]*regexp.Regexp, error) {
 			}
 			return nil, &PatternError{Pattern: p, Err: err}
 		}
+		if n := programSize(p); n > MaxPatternSize {
+			return nil, &PatternError{Pattern: p, Err: fmt.Errorf("too large: it compiles to %d instructions, more than %d; RE2 matches in time that grows with that size, so write a shorter pattern (a{1000} repeats a 1000 times)", n, MaxPatternSize)}
+		}
 		res = append(res, re)
 	}
 	return res, nil
+}
+
+// MaxPatternSize is the most instructions a user's pattern may compile to.
+// RE2 matches a line in time proportional to the line's length times the
+// program's size, so a huge program (a{1000} nested in repeats) would make
+// scanning one line take seconds. Every preset pattern is under 500. A
+// plain literal, found by a substring search, has no such cost and no cap.
+const MaxPatternSize = 2000
+
+// programSize is the number of instructions p compiles to (p is valid), or
+// 0 for a plain literal.
+func programSize(p string) int {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	if re = re.Simplify(); re.Op == syntax.OpLiteral {
+		return 0
+	}
+	prog, err := syntax.Compile(re)
+	if err != nil {
+		return 0
+	}
+	return len(prog.Inst)
 }
 
 // matcher is one compiled pattern with a cheap test that rejects most

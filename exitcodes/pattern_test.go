@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMatcherFindsTheLiteralsEveryMatchContains(t *testing.T) {
@@ -86,4 +87,18 @@ func TestGramSetRejectsLiteralsTheLineLacks(t *testing.T) {
 	assert.True(t, g.has(literalGrams("reset by")))
 	assert.True(t, g.has(literalGrams("x")), "a one-byte literal has no bigram to test")
 	assert.False(t, g.has(literalGrams("refused")))
+}
+
+func TestEveryPresetPatternFitsTheSizeCap(t *testing.T) {
+	t.Parallel()
+	for _, info := range Presets() {
+		rows, err := PresetRules(info.Name)
+		require.NoError(t, err)
+		for _, r := range rows {
+			if r.Match == "" {
+				continue
+			}
+			assert.LessOrEqual(t, programSize(r.Match), MaxPatternSize, "%s preset: %s", info.Name, r.Match)
+		}
+	}
 }
