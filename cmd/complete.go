@@ -46,11 +46,8 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		"policy": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			l, err := layers(nil, deps)
-			if err != nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return l.policies, cobra.ShellCompDirectiveNoFileComp
+			_, names, _ := findPolicy("", deps)
+			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		"breaker": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return breakerKeys(deps), cobra.ShellCompDirectiveNoFileComp

@@ -232,8 +232,6 @@ func splitWords(source, s, instead string) ([]string, error) {
 type layered struct {
 	words   []string
 	sources map[string]string
-	// policies are every policy name known, for completion and messages.
-	policies []string
 }
 
 // scratchFlags returns a flag set with the run flags, bound to a throwaway
@@ -256,6 +254,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 func layers(cmdline []string, deps Deps) (*layered, error) {
 	l := &layered{sources: map[string]string{}}
 	var opts []string
+	name := "" // the policy named last wins: the command line's, else RETRY_OPTS's
 	if raw := lookupEnv(deps.Env, "RETRY_OPTS"); strings.TrimSpace(raw) != "" {
 		words, err := splitOpts(raw)
 		if err != nil {
@@ -269,56 +268,28 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Want: fmt.Sprintf("holds flags only, not the command word %q", fs.Args()[0])}
 		}
 		fs.Visit(func(f *pflag.Flag) { l.sources[f.Name] = "RETRY_OPTS" })
-		opts = words
-	}
-
-	// The policy named last wins: the command line's, else RETRY_OPTS's.
-	name := ""
-	for _, words := range [][]string{opts, cmdline} {
-		fs := scratchFlags()
-		_ = fs.Parse(words) // the command line's errors are reported by its own parse
 		if f := fs.Lookup("policy"); f.Changed {
 			name = f.Value.String()
 		}
+		opts = words
 	}
 	cmdFlags := scratchFlags()
-	_ = cmdFlags.Parse(cmdline)
+	_ = cmdFlags.Parse(cmdline) // the command line's errors are reported by its own parse
 	cmdFlags.Visit(func(f *pflag.Flag) { l.sources[f.Name] = "command line" })
-
-	dir, _ := os.Getwd()
-	files := configFiles(dir, deps.Env)
-	known := map[string]bool{}
-	for p := range profiles() {
-		known[p] = true
+	if f := cmdFlags.Lookup("policy"); f.Changed {
+		name = f.Value.String()
 	}
-	var found *policyFile
-	for _, path := range files {
-		pf, err := readPolicyFile(path)
-		if err != nil {
-			if name == "" {
-				continue // a broken file only matters when a policy is asked for
-			}
-			return nil, err
-		}
-		for p := range pf.policies {
-			known[p] = true
-		}
-		if _, ok := pf.policies[name]; ok && found == nil {
-			found = pf
-		}
-	}
-	for p := range known {
-		l.policies = append(l.policies, p)
-	}
-	sort.Strings(l.policies)
 	if name == "" {
 		l.words = opts
-		return l, nil
+		return l, nil // no policy: no configuration file to read
 	}
 
+	found, known, err := findPolicy(name, deps)
+	if err != nil {
+		return nil, err
+	}
 	var words []string
 	var sources map[string]string
-	var err error
 	switch {
 	case found != nil:
 		words, sources, err = policyWords(name, found.policies[name], found.path, found.data, scratchFlags())
@@ -329,7 +300,7 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 		}
 		words, sources, err = policyWords(name, settings, "built-in profile", nil, scratchFlags())
 	default:
-		return nil, &UsageError{Flag: "--policy", Value: name, Want: "no such policy; known: " + strings.Join(l.policies, ", ") + " (policies live in .retry.toml or ~/.config/retry/config.toml)"}
+		return nil, &UsageError{Flag: "--policy", Value: name, Want: "no such policy; known: " + strings.Join(known, ", ") + " (policies live in .retry.toml or ~/.config/retry/config.toml)"}
 	}
 	if err != nil {
 		return nil, err
@@ -341,4 +312,38 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 	}
 	l.words = append(words, opts...)
 	return l, nil
+}
+
+// findPolicy reads the configuration files for the policy name; it returns
+// the file that defines it (nil when none does) and every policy name
+// known, the built-in profiles included. A file that cannot be read is an
+// error only when it may hold the policy asked for (name not empty).
+func findPolicy(name string, deps Deps) (*policyFile, []string, error) {
+	dir, _ := os.Getwd()
+	known := map[string]bool{}
+	for p := range profiles() {
+		known[p] = true
+	}
+	var found *policyFile
+	for _, path := range configFiles(dir, deps.Env) {
+		pf, err := readPolicyFile(path)
+		if err != nil {
+			if name == "" {
+				continue
+			}
+			return nil, nil, err
+		}
+		for p := range pf.policies {
+			known[p] = true
+		}
+		if _, ok := pf.policies[name]; ok && found == nil {
+			found = pf
+		}
+	}
+	names := make([]string, 0, len(known))
+	for p := range known {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return found, names, nil
 }

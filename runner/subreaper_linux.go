@@ -70,25 +70,55 @@ func reapZombies(ours func(pid int) bool) {
 	if err != nil {
 		return
 	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+	for _, pid := range children(self) {
+		if ours(pid) {
+			continue // one we started: its Wait reaps it
 		}
 		st, ok := statOf(pid)
 		if !ok || st.ppid != self || st.state != 'Z' {
 			continue
 		}
-		if (st.pgrp == pid && st.session == sid) || ours(pid) {
-			continue // one we started: its Wait reaps it
+		if st.pgrp == pid && st.session == sid {
+			continue // one we started that ours does not know yet
 		}
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 	}
+}
+
+// children lists our child processes from /proc/self/task/*/children (a
+// handful of small files, where scanning all of /proc would read one per
+// process on the machine on every SIGCHLD), or every process when the
+// kernel does not offer those files.
+func children(self int) []int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	var pids []int
+	listed := false
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		listed = true
+		for _, f := range strings.Fields(string(data)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if err == nil && listed {
+		return pids
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != self {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // procStat is the part of /proc/PID/stat that reapZombies needs.
