@@ -43,6 +43,10 @@ type Classifier struct {
 	// Indexes into matchers, by role.
 	retryIf, stopIf, retryAfter []int
 	presets                     []activePreset
+	// For MayMatch: the literals some pattern requires, searched for all
+	// at once; anyLine is set when a pattern requires none.
+	raw, folded *multiSearch
+	anyLine     bool
 }
 
 // activePreset is a preset with its patterns compiled into the
@@ -131,7 +135,30 @@ func New(cfg Config) (*Classifier, error) {
 		}
 		c.presets = append(c.presets, p)
 	}
+	c.buildSkip()
 	return c, nil
+}
+
+// buildSkip prepares MayMatch: one search for every literal that some
+// pattern requires, on the text as it is and on the text folded.
+func (c *Classifier) buildSkip() {
+	var raw, folded [][]byte
+	for i := range c.matchers {
+		m := &c.matchers[i]
+		if m.need == nil {
+			c.anyLine = true
+			return
+		}
+		for _, l := range m.need {
+			if l.fold {
+				folded = append(folded, l.b)
+			} else {
+				raw = append(raw, l.b)
+			}
+		}
+	}
+	c.raw, c.folded = newMultiSearch(raw), newMultiSearch(folded)
+	c.anyLine = (len(raw) > 0 && c.raw == nil) || (len(folded) > 0 && c.folded == nil)
 }
 
 // NeedsOutput reports whether any rule reads output lines, so that the
@@ -453,4 +480,26 @@ func (m *matcher) find(line []byte) []int {
 		return m.re.FindSubmatchIndex(line)
 	}
 	return m.re.FindIndex(line)
+}
+
+// MayMatch reports whether some line of text (one or more whole lines)
+// could match one of the classifier's output patterns: false means none
+// can, so a scanner may pass over those lines without feeding them to
+// Line. It is one substring search per required literal over all of
+// text, far cheaper than judging its lines one by one.
+func (c *Classifier) MayMatch(text []byte) bool {
+	switch {
+	case c.anyLine:
+		return true
+	case c.raw != nil && c.raw.in(text):
+		return true
+	case c.folded != nil:
+		return c.folded.in(foldLine(nil, text))
+	}
+	return false
+}
+
+// MayMatch is the classifier's MayMatch, for the scanner of an attempt.
+func (s *Scan) MayMatch(text []byte) bool {
+	return s != nil && s.c.MayMatch(text)
 }

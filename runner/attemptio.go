@@ -75,6 +75,9 @@ func (a *attemptIO) pipe(child **os.File, dst io.Writer, scanned bool, scan Line
 		ours, theirs, err = openPTY(*child)
 	} else {
 		ours, theirs, err = os.Pipe()
+		if err == nil {
+			growPipe(ours)
+		}
 	}
 	if err != nil {
 		return err

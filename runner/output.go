@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -32,6 +33,10 @@ type LineScanner interface {
 // MaxLine is the longest line passed to a LineScanner; the rest of a longer
 // line is not scanned (it is still copied through).
 const MaxLine = 64 << 10
+
+// copyBuffer is how much of an output pipe one read takes: with a 1 MiB
+// pipe, large reads keep the writer and our copy from trading turns.
+const copyBuffer = 256 << 10
 
 // drainTimeout bounds how long retry waits for an attempt's output pipes to
 // close after its process group is gone (a process that left the group may
@@ -69,11 +74,14 @@ func (c *copier) run() {
 	if c.match != nil {
 		defer c.match.close()
 	}
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, copyBuffer)
 	for {
 		n, err := c.r.Read(buf)
-		if n > 0 && !c.pass(buf[:n]) {
-			return
+		if n > 0 {
+			var ok bool
+			if buf, ok = c.pass(buf, n); !ok {
+				return
+			}
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			c.drain(buf)
@@ -85,20 +93,21 @@ func (c *copier) run() {
 	}
 }
 
-// pass writes p to the destination and offers it to the matcher. It
-// reports false when the destination's reader has gone away.
-func (c *copier) pass(p []byte) bool {
-	if _, err := c.dst.Write(p); err != nil {
+// pass writes buf[:n] to the destination and hands it to the matcher,
+// which takes the buffer as it is (no copy) and gives back another for the
+// next read. It reports false when the destination's reader has gone away.
+func (c *copier) pass(buf []byte, n int) ([]byte, bool) {
+	if _, err := c.dst.Write(buf[:n]); err != nil {
 		// Nobody reads our side any more: stop reading the child's, so
 		// its next write fails as it would without retry.
 		c.downstreamGone = true
 		c.r.Close()
-		return false
+		return buf, false
 	}
 	if c.match != nil {
-		c.match.push(p)
+		return c.match.hand(buf[:n]), true
 	}
-	return true
+	return buf, true
 }
 
 // drain copies what the pipe holds now, without waiting for more: the
@@ -121,7 +130,11 @@ func (c *copier) drain(buf []byte) {
 			n, rerr = syscall.Read(int(fd), buf[:min(len(buf), left)])
 			return true
 		})
-		if err != nil || rerr != nil || n <= 0 || !c.pass(buf[:n]) {
+		if err != nil || rerr != nil || n <= 0 {
+			return
+		}
+		var ok bool
+		if buf, ok = c.pass(buf, n); !ok {
 			return
 		}
 		left -= n
@@ -187,14 +200,14 @@ func newMatcher(scan LineScanner) *matcher {
 
 // push queues a copy of p for matching.
 func (m *matcher) push(p []byte) {
+	m.hand(append(make([]byte, 0, len(p)), p...))
+}
+
+// hand queues b for matching; the matcher owns it from now on. It returns
+// an empty buffer of copyBuffer bytes for the next read, one the matcher is
+// done with when it has one.
+func (m *matcher) hand(b []byte) []byte {
 	m.mu.Lock()
-	var b []byte
-	if n := len(m.free); n > 0 && cap(m.free[n-1]) >= len(p) {
-		b, m.free = m.free[n-1][:len(p)], m.free[:n-1]
-	} else {
-		b = make([]byte, len(p), max(len(p), 32<<10))
-	}
-	copy(b, p)
 	m.queue = append(m.queue, chunk{data: b})
 	m.queued += len(b)
 	for m.queued > matchQueue && len(m.queue) > 1 {
@@ -203,11 +216,27 @@ func (m *matcher) push(p []byte) {
 		m.queued -= len(old.data)
 		m.skipped += int64(len(old.data))
 		m.queue[0].gap = true
+		m.recycle(old.data)
+	}
+	var next []byte
+	if n := len(m.free); n > 0 {
+		next, m.free = m.free[n-1][:copyBuffer], m.free[:n-1]
 	}
 	m.mu.Unlock()
 	select {
 	case m.wake <- struct{}{}:
 	default:
+	}
+	if next == nil {
+		next = make([]byte, copyBuffer)
+	}
+	return next
+}
+
+// recycle keeps a few read buffers for reuse; m.mu is held.
+func (m *matcher) recycle(b []byte) {
+	if cap(b) >= copyBuffer && len(m.free) < 8 {
+		m.free = append(m.free, b[:0])
 	}
 }
 
@@ -256,16 +285,32 @@ func (m *matcher) run() {
 		m.split(c.data)
 
 		m.mu.Lock()
-		if len(m.free) < 8 {
-			m.free = append(m.free, c.data[:0])
-		}
+		m.recycle(c.data)
 		m.mu.Unlock()
 	}
 }
 
+// Skipper is a LineScanner that can tell, for a run of whole lines at once,
+// that none of them could match; those lines are then not fed to Line.
+type Skipper interface {
+	MayMatch(lines []byte) bool
+}
+
 // split feeds p to the line being assembled; \n and \r both end a line, so
-// progress bars redrawn with \r are seen state by state.
+// progress bars redrawn with \r are seen state by state. When the scanner
+// is a Skipper, the whole lines inside p that it rules out are passed over.
 func (m *matcher) split(p []byte) {
+	if sk, ok := m.scan.(Skipper); ok {
+		first, last := indexLineEnd(p), lastIndexLineEnd(p)
+		if first >= 0 && last > first+1 && !sk.MayMatch(p[first+1:last]) {
+			m.splitLines(p[:first+1]) // ends the line carried from before
+			p = p[last+1:]
+		}
+	}
+	m.splitLines(p)
+}
+
+func (m *matcher) splitLines(p []byte) {
 	for len(p) > 0 {
 		i := indexLineEnd(p)
 		part := p
@@ -294,6 +339,10 @@ func (m *matcher) endLine() {
 	m.line, m.lineCut = m.line[:0], false
 }
 
+func lastIndexLineEnd(p []byte) int {
+	return bytes.LastIndexAny(p, "\r\n")
+}
+
 func indexLineEnd(p []byte) int {
 	for i, b := range p {
 		if b == '\n' || b == '\r' {
@@ -307,6 +356,18 @@ func indexLineEnd(p []byte) int {
 type lockedScanner struct {
 	mu   sync.Mutex
 	scan LineScanner
+}
+
+// MayMatch passes the question on when the scanner is a Skipper, and
+// otherwise says that any line may match.
+func (l *lockedScanner) MayMatch(lines []byte) bool {
+	sk, ok := l.scan.(Skipper)
+	if !ok {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return sk.MayMatch(lines)
 }
 
 func (l *lockedScanner) Line(line []byte) {

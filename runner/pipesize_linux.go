@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -17,4 +18,17 @@ func pipeCapacity(rc syscall.RawConn) int {
 		}
 	})
 	return size
+}
+
+// growPipe asks for a 1 MiB pipe buffer (the most an unprivileged process
+// may set), so a fast writer and our copy trade fewer, larger turns; a
+// refusal leaves the default, which only costs speed.
+func growPipe(f *os.File) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Control(func(fd uintptr) {
+		_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 1<<20)
+	})
 }

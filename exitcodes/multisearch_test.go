@@ -1,0 +1,86 @@
+package exitcodes
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestMultiSearchFindsAnyNeedleLikeSearchingEachInTurn(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 1))
+	alphabet := []byte("abcab\n ")
+	word := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for range 2000 {
+		var needles [][]byte
+		for range 1 + r.IntN(5) {
+			needles = append(needles, word(1+r.IntN(4)))
+		}
+		m := newMultiSearch(needles)
+		text := word(r.IntN(40))
+		want := false
+		for _, n := range needles {
+			want = want || bytes.Contains(text, n)
+		}
+		assert.Equal(t, want, m.in(text), "needles %q in %q", needles, text)
+	}
+}
+
+func TestMultiSearchOverlappingAndNestedNeedles(t *testing.T) {
+	t.Parallel()
+	m := newMultiSearch([][]byte{[]byte("she"), []byte("he"), []byte("hers"), []byte("timed out")})
+	assert.True(t, m.in([]byte("ushers")))
+	assert.True(t, m.in([]byte("the")))
+	assert.True(t, m.in([]byte("request timed out")))
+	assert.False(t, m.in([]byte("timed ou")))
+	assert.False(t, m.in([]byte("")))
+	assert.Nil(t, newMultiSearch(nil))
+	assert.Nil(t, newMultiSearch([][]byte{[]byte("x"), {}}), "an empty needle matches everything")
+}
+
+func TestMayMatchNeverRulesOutALineThatMatches(t *testing.T) {
+	t.Parallel()
+	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`})
+	assert.NoError(t, err)
+	c, err := New(Config{RetryIf: res})
+	assert.NoError(t, err)
+	assert.False(t, c.MayMatch([]byte("all fine\nnothing here\n")))
+	assert.True(t, c.MayMatch([]byte("ok\nread: connection reset by peer\n")))
+	assert.True(t, c.MayMatch([]byte("net/http: tls HANDSHAKE timeout\n")))
+	assert.True(t, c.MayMatch([]byte("process exit code 3\n")))
+
+	any, err := CompilePatterns([]string{`^\d+$`})
+	assert.NoError(t, err)
+	c, err = New(Config{StopIf: any})
+	assert.NoError(t, err)
+	assert.True(t, c.MayMatch([]byte("anything")), "a pattern without a required literal needs every line")
+}
+
+func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
+	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x"} {
+		f.Add(s)
+	}
+	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		for i := range c.matchers {
+			if c.matchers[i].re.MatchString(line) && !c.MayMatch([]byte(line)) {
+				t.Fatalf("MayMatch ruled out %q, which %q matches", line, c.matchers[i].re)
+			}
+		}
+	})
+}

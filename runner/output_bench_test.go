@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"retry/exitcodes"
+)
+
+// BenchmarkScannedCopy measures the copy of one output stream through a
+// pipe while 20 patterns scan it, the cost a scanned attempt adds.
+func BenchmarkScannedCopy(b *testing.B) {
+	var patterns []string
+	for _, w := range []string{"connection reset", "timed out", "ECONNREFUSED", "503 Service", "TLS handshake timeout",
+		"i/o timeout", "unexpected EOF", "temporarily unavailable", "try again", "rate limit",
+		"Too Many Requests", "broken pipe", "no route to host", "deadline exceeded", "server misbehaving",
+		"could not resolve", "reset by peer", "Bad Gateway", "Gateway Timeout", "throttl"} {
+		patterns = append(patterns, w)
+	}
+	res, err := exitcodes.CompilePatterns(patterns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := exitcodes.New(exitcodes.Config{RetryIf: res})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := " ordinary log line without any pattern\n"
+	block := []byte(strings.Repeat(strings.Repeat("x", 100-len(text))+text, 64<<10/100))
+	for _, scanned := range []bool{false, true} {
+		name := "plain"
+		if scanned {
+			name = "20-patterns"
+		}
+		b.Run(name, func(b *testing.B) { copyThrough(b, block, c, scanned) })
+	}
+}
+
+// copyThrough copies 64 blocks through a pipe and a copier, scanned or not.
+func copyThrough(b *testing.B, block []byte, c *exitcodes.Classifier, scanned bool) {
+	b.SetBytes(int64(len(block)) * 64)
+	for b.Loop() {
+		r, w, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		growPipe(r)
+		var m *matcher
+		if scanned {
+			m = newMatcher(&lockedScanner{scan: c.NewScan()})
+		}
+		cp := startCopier(r, io.Discard, m)
+		for range 64 {
+			if _, err := w.Write(block); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Close()
+		<-cp.done
+		if m != nil {
+			m.wait()
+		}
+	}
+}
