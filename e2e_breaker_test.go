@@ -227,3 +227,14 @@ func TestOpenCircuitIsReportedInEveryLogFormat(t *testing.T) {
 	r = retry(t, []string{"GITHUB_ACTIONS=true"}, "--breaker", "k", "--state", state, "--", "true")
 	assert.Contains(t, r.stderr, `::error title=retry::circuit "k" is open`)
 }
+
+func TestSubcommandFailuresNameTheSubcommand(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "breaker", "status")
+	assert.Equal(t, 125, r.code)
+	assert.Equal(t, "retry: breaker status: accepts 1 arg(s), received 0\n", r.stderr)
+
+	r = retry(t, nil, "breaker", "list", "--state", "redis://127.0.0.1:1/0")
+	assert.Equal(t, 125, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "retry: breaker list: list circuits: "), r.stderr)
+}

@@ -8,6 +8,7 @@ import (
 	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -50,10 +51,13 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	}
 	root := newRoot(deps, relay, &code, sources)
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
+	root.SetContext(ctx)
+	if c, err := root.ExecuteC(); err != nil {
 		var ue *UsageError
-		if !errors.As(err, &ue) {
-			err = &UsageError{Flag: "arguments", Err: err, Want: "see retry --help"}
+		if !errors.As(err, &ue) && c != root {
+			// A subcommand's own failure, such as a state store that
+			// cannot be read: name the subcommand.
+			err = fmt.Errorf("%s: %w", strings.TrimPrefix(c.CommandPath(), root.Name()+" "), err)
 		}
 		printError(deps.Stderr, err)
 		return exitcodes.Usage
