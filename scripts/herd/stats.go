@@ -1,0 +1,198 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+)
+
+// bucketWidth is the time resolution of the CSV, the chart and the peaks.
+const bucketWidth = 100 * time.Millisecond
+
+// afterRecovery is the span after recovery whose peak the summary reports
+// on its own: the moment a herd would hit.
+const afterRecovery = 2 * time.Second
+
+// windowPeak returns the largest number of times inside any window
+// [t, t+width) that lies within [from, to). times must be sorted. Windows
+// start anywhere, not on a grid, so a burst split by a bucket boundary is
+// still seen whole.
+func windowPeak(times []time.Duration, width, from, to time.Duration) int {
+	lo := sort.Search(len(times), func(i int) bool { return times[i] >= from })
+	hi := sort.Search(len(times), func(i int) bool { return times[i] >= to })
+	in := times[lo:hi]
+	// The best window can always be moved right until it starts at a time;
+	// one that would cross to holds no more than the window ending at to,
+	// which starts at or before its first time, so clipping at hi is exact.
+	peak, j := 0, 0
+	for i := range in {
+		for j < len(in) && in[j] < in[i]+width {
+			j++
+		}
+		peak = max(peak, j-i)
+	}
+	return peak
+}
+
+// percentile returns the nearest-rank p-th percentile (0 < p <= 100) of
+// sorted: the smallest value with at least p% of the values at or below it.
+// It returns false for an empty slice.
+func percentile(sorted []time.Duration, p float64) (time.Duration, bool) {
+	if len(sorted) == 0 {
+		return 0, false
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	rank = min(max(rank, 1), len(sorted))
+	return sorted[rank-1], true
+}
+
+// bucket counts the requests that arrived in one bucketWidth of time.
+type bucket struct {
+	Requests, Successes, Unavailable int
+}
+
+// bucketize counts events into buckets of bucketWidth from 0, enough of
+// them to cover end.
+func bucketize(events []event, end time.Duration) []bucket {
+	n := int((end + bucketWidth - 1) / bucketWidth)
+	for _, e := range events {
+		n = max(n, int(e.At/bucketWidth)+1)
+	}
+	out := make([]bucket, n)
+	for _, e := range events {
+		b := &out[e.At/bucketWidth]
+		b.Requests++
+		if e.Outcome == Served {
+			b.Successes++
+		} else {
+			b.Unavailable++
+		}
+	}
+	return out
+}
+
+// Summary is what one policy did to the server and for its clients.
+type Summary struct {
+	// Clients is the number of clients launched.
+	Clients int
+	// Requests is every request the server saw; ClientAttempts is the sum
+	// of the attempts the clients themselves reported (one curl error line
+	// per failed attempt, plus one for a success). They differ only when a
+	// request never reached the server.
+	Requests, ClientAttempts int
+	// AttemptsMean and AttemptsMax are requests per client, over all clients.
+	AttemptsMean float64
+	AttemptsMax  int
+	// OutageClients is how many clients sent at least one request while
+	// the server was down; OutageMean and OutageMax are requests per such
+	// client during the down phase. OutageRequests is their total.
+	OutageClients             int
+	OutageMean                float64
+	OutageMax, OutageRequests int
+	// PeakRPS is the most requests in any 100ms window, per second.
+	PeakRPS float64
+	// PeakAfterRPS is the same within afterRecovery of recovery, and
+	// PeakLaterRPS from then to the end of the run.
+	PeakAfterRPS, PeakLaterRPS float64
+	// Recovered counts clients caught by the outage that succeeded after
+	// it; RecoveryP50 and RecoveryP99 are their times from recovery to
+	// success.
+	Recovered                int
+	RecoveryP50, RecoveryP99 time.Duration
+	// GaveUp counts clients that exited non-zero or were killed; Killed
+	// counts those the harness had to kill at their deadline.
+	GaveUp, Killed int
+	// ExitCodes counts the clients' exit codes (-1 for killed by signal).
+	ExitCodes map[int]int
+	// Elapsed runs from the first launch slot to the last client's exit.
+	Elapsed time.Duration
+	// GapP50 is the median time between two consecutive requests of one
+	// client. For the naive loop it is the cost of starting a process and
+	// making a request on this machine, as loaded as it was.
+	GapP50 time.Duration
+	// LaunchLate is the longest delay between a client's slot and its
+	// start: how far a loaded machine bent the launch schedule.
+	LaunchLate time.Duration
+	// HasOutage is set when the timeline has a down phase, so the outage
+	// and recovery fields mean something.
+	HasOutage bool
+}
+
+// summarize computes a policy's Summary from the server's events and the
+// clients' results.
+func summarize(tl Timeline, events []event, clients []clientResult) Summary {
+	s := Summary{Clients: len(clients), Requests: len(events), ExitCodes: map[int]int{}}
+	perClient := make([]int, len(clients))
+	inOutage := make([]int, len(clients))
+	succeeded := make([]time.Duration, len(clients))
+	for i := range succeeded {
+		succeeded[i] = -1
+	}
+	start, end, hasOutage := tl.Outage()
+	s.HasOutage = hasOutage
+	times := make([]time.Duration, 0, len(events))
+	last := make([]time.Duration, len(clients))
+	var gaps []time.Duration
+	for _, e := range events {
+		times = append(times, e.At)
+		if e.Client < 0 || e.Client >= len(clients) {
+			continue
+		}
+		if perClient[e.Client] > 0 {
+			gaps = append(gaps, e.At-last[e.Client])
+		}
+		perClient[e.Client]++
+		last[e.Client] = e.At
+		if hasOutage && e.At >= start && e.At < end {
+			inOutage[e.Client]++
+		}
+		if e.Outcome == Served && succeeded[e.Client] < 0 {
+			succeeded[e.Client] = e.At
+		}
+	}
+	slices.Sort(times)
+
+	var recoveries []time.Duration
+	for i, c := range clients {
+		s.AttemptsMax = max(s.AttemptsMax, perClient[i])
+		s.ClientAttempts += c.Attempts
+		s.ExitCodes[c.ExitCode]++
+		if c.ExitCode != 0 {
+			s.GaveUp++
+		}
+		if c.Killed {
+			s.Killed++
+		}
+		s.Elapsed = max(s.Elapsed, c.Exited)
+		s.LaunchLate = max(s.LaunchLate, c.Launched-c.Slot)
+		if inOutage[i] > 0 {
+			s.OutageClients++
+			s.OutageRequests += inOutage[i]
+			s.OutageMax = max(s.OutageMax, inOutage[i])
+			if succeeded[i] >= end {
+				recoveries = append(recoveries, succeeded[i]-end)
+			}
+		}
+	}
+	if len(clients) > 0 {
+		s.AttemptsMean = float64(len(events)) / float64(len(clients))
+	}
+	if s.OutageClients > 0 {
+		s.OutageMean = float64(s.OutageRequests) / float64(s.OutageClients)
+	}
+	perSecond := float64(time.Second / bucketWidth)
+	forever := time.Duration(math.MaxInt64)
+	s.PeakRPS = float64(windowPeak(times, bucketWidth, 0, forever)) * perSecond
+	if hasOutage {
+		s.PeakAfterRPS = float64(windowPeak(times, bucketWidth, end, end+afterRecovery)) * perSecond
+		s.PeakLaterRPS = float64(windowPeak(times, bucketWidth, end+afterRecovery, forever)) * perSecond
+	}
+	slices.Sort(gaps)
+	s.GapP50, _ = percentile(gaps, 50)
+	slices.Sort(recoveries)
+	s.Recovered = len(recoveries)
+	s.RecoveryP50, _ = percentile(recoveries, 50)
+	s.RecoveryP99, _ = percentile(recoveries, 99)
+	return s
+}
