@@ -1,0 +1,168 @@
+package main
+
+// End-to-end: the quick mode against the real retry binary, built once in
+// TestMain, with real curl (or the fallback client) processes. The checks
+// are counts and invariants, never timings, so a slow machine only makes
+// the test slower.
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// retryBin is the retry binary under test, built by TestMain.
+var retryBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "herd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	retryBin = filepath.Join(dir, "retry")
+	build := exec.Command("go", "build", "-o", retryBin, "retry")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build retry:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// overloaded is the time a naive attempt (start curl, make a request)
+// takes on a machine too busy for the quick outage to hold five of them.
+const overloaded = 300 * time.Millisecond
+
+func TestQuickHerdAgainstTheRealRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every policy with 20 real processes for about 20s")
+	}
+	out := t.TempDir()
+	o, err := parseOptions([]string{"-retry", retryBin, "-quick", "-out", out}, io.Discard)
+	require.NoError(t, err)
+	// Far beyond the ~20s the run takes; only a hang reaches it.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	results, err := run(ctx, o, &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	require.Len(t, results, 1)
+	r := results[0]
+	t.Logf("quick run:\n%s", stdout.String())
+
+	runs := map[string]policyRun{}
+	for _, pr := range r.Runs {
+		runs[pr.Policy.Name] = pr
+	}
+	require.Len(t, runs, len(policies()), "every policy has a row, run or not")
+	for _, name := range []string{"naive", "fixed-1s", "exp-nojitter", "full-jitter", "retry-defaults"} {
+		require.True(t, runs[name].Available, "%s runs with every build", name)
+	}
+	help, err := retryHelp(ctx, retryBin)
+	require.NoError(t, err)
+	assert.Equal(t, strings.Contains(help, "--breaker"), runs["retry-breaker"].Available,
+		"the breaker policy runs exactly when retry --help lists --breaker")
+
+	t.Run("the server counted every request", func(t *testing.T) {
+		for _, pr := range r.Runs {
+			if !pr.Available {
+				continue
+			}
+			perClient := make([]int, len(pr.Clients))
+			for _, e := range pr.Events {
+				require.True(t, e.Client >= 0 && e.Client < len(pr.Clients), "%s: a request from an unknown client %d", pr.Policy.Name, e.Client)
+				perClient[e.Client]++
+			}
+			for i, c := range pr.Clients {
+				assert.Equal(t, c.Attempts, perClient[i],
+					"%s: client %d reported %d attempts, the server saw %d; its stderr ends %q", pr.Policy.Name, i, c.Attempts, perClient[i], c.Tail)
+				assert.False(t, c.Killed, "%s: client %d outlived its deadline", pr.Policy.Name, i)
+			}
+			assert.Positive(t, len(pr.Events), pr.Policy.Name)
+		}
+	})
+
+	t.Run("a naive client that gives up has made exactly 5 requests", func(t *testing.T) {
+		naive := runs["naive"]
+		for i, c := range naive.Clients {
+			if c.ExitCode != 0 {
+				assert.Equal(t, 5, c.Attempts, "client %d", i)
+			}
+			assert.LessOrEqual(t, c.Attempts, 5, "client %d", i)
+		}
+	})
+
+	t.Run("the naive loop makes more requests in the outage than retry's defaults", func(t *testing.T) {
+		naive, defaults := runs["naive"].Summary, runs["retry-defaults"].Summary
+		// Each naive attempt comes at or before the defaults' attempt of
+		// the same number, so naive >= defaults always; it is strictly more
+		// once the outage holds several attempts. When starting a process
+		// costs nearly as much as the fast phase's waits and the outage
+		// holds only two or three attempts, both make the same few requests.
+		if naive.GapP50 > overloaded {
+			t.Skipf("machine too loaded to tell them apart: a naive attempt takes %v (load average %s)", naive.GapP50, r.LoadAfter)
+		}
+		require.Positive(t, naive.OutageClients, "some naive clients met the outage")
+		assert.Greater(t, naive.OutageRequests, defaults.OutageRequests)
+		assert.Greater(t, naive.OutageMean, defaults.OutageMean, "per client caught in the outage")
+	})
+
+	t.Run("retry's defaults never exceed 5 attempts per client", func(t *testing.T) {
+		defaults := runs["retry-defaults"]
+		assert.LessOrEqual(t, defaults.Summary.AttemptsMax, 5)
+		for i, c := range defaults.Clients {
+			assert.LessOrEqual(t, c.Attempts, 5, "client %d by its own count", i)
+		}
+	})
+
+	t.Run("the SVG parses as XML", func(t *testing.T) {
+		assert.Equal(t, filepath.Join(out, "herd-outage10s-quick.svg"), r.SVG)
+		doc, err := os.ReadFile(r.SVG)
+		require.NoError(t, err)
+		requireXML(t, doc)
+	})
+
+	t.Run("the CSV has the expected header and every request", func(t *testing.T) {
+		assert.Equal(t, filepath.Join(out, "herd-outage10s-quick.csv"), r.CSV)
+		f, err := os.Open(r.CSV)
+		require.NoError(t, err)
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		require.NoError(t, err)
+		require.NotEmpty(t, rows)
+		assert.Equal(t, []string{"time_ms", "policy", "requests", "successes", "503s"}, rows[0])
+		sums := map[string]int{}
+		for _, row := range rows[1:] {
+			n, err := strconv.Atoi(row[2])
+			require.NoError(t, err)
+			sums[row[1]] += n
+		}
+		for _, pr := range r.Runs {
+			if pr.Available {
+				assert.Equal(t, len(pr.Events), sums[pr.Policy.Name], pr.Policy.Name)
+			}
+		}
+	})
+
+	t.Run("the table has a row per policy", func(t *testing.T) {
+		for _, p := range policies() {
+			assert.Contains(t, stdout.String(), "| "+p.Label+" |")
+		}
+	})
+}
