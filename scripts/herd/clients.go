@@ -24,6 +24,9 @@ type clientResult struct {
 	ExitCode int
 	// Killed is set when the client outlived its deadline.
 	Killed bool
+	// CPU is the user and system time the client and the processes it
+	// waited for (curl, sh) used.
+	CPU time.Duration
 	// Attempts is the number of requests the client reports having made:
 	// one error line per failed fetch, plus one if it succeeded.
 	Attempts int
@@ -57,6 +60,7 @@ func runClient(ctx context.Context, epoch time.Time, argv, env []string, timeout
 	err := cmd.Wait()
 	res.Exited = time.Since(epoch)
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ctx.Err() != nil || errors.Is(err, exec.ErrWaitDelay) {
 		res.Killed = true
 		// Whatever of the group survived SIGTERM and its grace is ours

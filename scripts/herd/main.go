@@ -72,6 +72,7 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 	fs.Float64Var(&o.Burst, "burst", 0, "token bucket depth (default: 100ms of capacity, at least 1)")
 	fs.DurationVar(&o.RetryAfter, "retry-after", 0, "send Retry-After with this `duration` (whole seconds) on 503s for lack of capacity; 0 sends none")
 	fs.StringVar(&o.OutDir, "out", "docs/img", "`directory` for the CSV and SVG files")
+	fs.StringVar(&o.Tag, "tag", "", "`word` added to the file names, to keep runs with other settings apart")
 	fs.StringVar(&pols, "policies", "", "comma-separated policies to run (default all): "+policyNames())
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the launch times and of each client's retry --seed")
 	fs.DurationVar(&o.ChildTimeout, "child-timeout", 45*time.Second, "deadline of each client process; the harness kills it then")
@@ -117,6 +118,9 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 		if _, err := scenario(name, o.Quick, o.Lead); err != nil {
 			return Options{}, err
 		}
+	}
+	if strings.ContainsAny(o.Tag, "/\\ ") {
+		return Options{}, fmt.Errorf("-tag %q: want a word, no slash or space", o.Tag)
 	}
 	if pols != "" {
 		o.Policies = strings.Split(pols, ",")

@@ -41,6 +41,7 @@ func TestBadFlagsAreRefusedWithTheReason(t *testing.T) {
 		{[]string{"-retry", "/r", "-policies", "naive,yolo"}, `unknown policy "yolo"`},
 		{[]string{"-retry", "/r", "-spread", "0s"}, "-spread and -child-timeout must be positive"},
 		{[]string{"-retry", "/r", "extra"}, `unexpected argument "extra"`},
+		{[]string{"-retry", "/r", "-tag", "a/b"}, `-tag "a/b": want a word`},
 	} {
 		_, err := parseOptions(tc.args, io.Discard)
 		assert.ErrorContains(t, err, tc.want, "%q", tc.args)

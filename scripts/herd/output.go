@@ -160,6 +160,10 @@ func writeMarkdown(w io.Writer, r scenarioResult, o Options, fetch []string) {
 		fmt.Fprintf(w, "- %s: exit codes %s; server counted %d requests, clients reported %d; median gap between a client's requests %v; launches up to %v late",
 			pr.Policy.Name, exitCodes(s.ExitCodes), s.Requests, s.ClientAttempts,
 			s.GapP50.Round(time.Millisecond), s.LaunchLate.Round(time.Millisecond))
+		fmt.Fprintf(w, "; clients used %.1f CPU-s, %.0f%% of the machine", s.CPU.Seconds(), 100*s.CPUShare)
+		if s.CPUShare >= cpuBound {
+			fmt.Fprint(w, " (CPU-bound)")
+		}
 		if s.Killed > 0 {
 			fmt.Fprintf(w, "; %d killed at their deadline", s.Killed)
 		}
@@ -167,6 +171,10 @@ func writeMarkdown(w io.Writer, r scenarioResult, o Options, fetch []string) {
 	}
 	fmt.Fprintf(w, "\nfiles: %s, %s\n\n", r.CSV, r.SVG)
 }
+
+// cpuBound is the share of the machine's CPU time beyond which a run is
+// flagged CPU-bound: its clients queued for a core.
+const cpuBound = 0.7
 
 // writeTable prints one Markdown table row.
 func writeTable(w io.Writer, cells []string) {

@@ -30,7 +30,7 @@ func syntheticResult() scenarioResult {
 		Burst:    2,
 		End:      3 * time.Second,
 		Runs: []policyRun{
-			{Policy: pols[4], Available: true, Events: events, Clients: clients, Summary: summarize(tl, events, clients)},
+			{Policy: pols[4], Available: true, Events: events, Clients: clients, Summary: summarize(tl, events, clients, 2)},
 			{Policy: pols[5]},
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,8 @@ type Options struct {
 	RetryAfter time.Duration
 	// OutDir receives the CSV and SVG files.
 	OutDir string
+	// Tag, when set, is added to the file names: herd-outage10s-TAG.svg.
+	Tag string
 	// Policies names the policies to run; empty means all.
 	Policies []string
 	// Seed fixes the launch times and each client's retry --seed.
@@ -117,6 +120,7 @@ func run(ctx context.Context, o Options, stdout, stderr io.Writer) ([]scenarioRe
 		if err != nil {
 			return results, err
 		}
+		sc.Tag = o.Tag
 		r, err := e.runScenario(ctx, sc)
 		if err != nil {
 			return results, err
@@ -311,6 +315,6 @@ func (e env) runPolicy(ctx context.Context, sc Scenario, p Policy, offsets []tim
 		Available: true,
 		Events:    events,
 		Clients:   results,
-		Summary:   summarize(sc.Timeline, events, results),
+		Summary:   summarize(sc.Timeline, events, results, runtime.NumCPU()),
 	}, nil
 }

@@ -111,6 +111,12 @@ type Summary struct {
 	// client. For the naive loop it is the cost of starting a process and
 	// making a request on this machine, as loaded as it was.
 	GapP50 time.Duration
+	// CPU is the processor time all clients used, and CPUShare that time
+	// over the CPU time the machine had while they ran (Elapsed × CPUs).
+	// A share near 1 means the run was CPU-bound: processes queued for a
+	// core, so launches came late and attempts slower than the policy asks.
+	CPU      time.Duration
+	CPUShare float64
 	// LaunchLate is the longest delay between a client's slot and its
 	// start: how far a loaded machine bent the launch schedule.
 	LaunchLate time.Duration
@@ -121,7 +127,7 @@ type Summary struct {
 
 // summarize computes a policy's Summary from the server's events and the
 // clients' results.
-func summarize(tl Timeline, events []event, clients []clientResult) Summary {
+func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Summary {
 	s := Summary{Clients: len(clients), Requests: len(events), ExitCodes: map[int]int{}}
 	perClient := make([]int, len(clients))
 	inOutage := make([]int, len(clients))
@@ -166,6 +172,7 @@ func summarize(tl Timeline, events []event, clients []clientResult) Summary {
 		}
 		s.Elapsed = max(s.Elapsed, c.Exited)
 		s.LaunchLate = max(s.LaunchLate, c.Launched-c.Slot)
+		s.CPU += c.CPU
 		if inOutage[i] > 0 {
 			s.OutageClients++
 			s.OutageRequests += inOutage[i]
@@ -187,6 +194,9 @@ func summarize(tl Timeline, events []event, clients []clientResult) Summary {
 	if hasOutage {
 		s.PeakAfterRPS = float64(windowPeak(times, bucketWidth, end, end+afterRecovery)) * perSecond
 		s.PeakLaterRPS = float64(windowPeak(times, bucketWidth, end+afterRecovery, forever)) * perSecond
+	}
+	if s.Elapsed > 0 && cpus > 0 {
+		s.CPUShare = s.CPU.Seconds() / (s.Elapsed.Seconds() * float64(cpus))
 	}
 	slices.Sort(gaps)
 	s.GapP50, _ = percentile(gaps, 50)

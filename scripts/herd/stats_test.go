@@ -111,12 +111,12 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 		{At: 5500 * time.Millisecond, Client: -1, Outcome: Served},
 	}
 	clients := []clientResult{
-		{Slot: 0, Launched: 50 * time.Millisecond, Exited: 200 * time.Millisecond, Attempts: 1},
+		{Slot: 0, Launched: 50 * time.Millisecond, Exited: 200 * time.Millisecond, Attempts: 1, CPU: 3 * time.Second},
 		{Slot: time.Second, Launched: time.Second, Exited: 3600 * time.Millisecond, Attempts: 3},
 		{Slot: time.Second, Launched: 1100 * time.Millisecond, Exited: 1200 * time.Millisecond, ExitCode: 22, Attempts: 3},
 		{Slot: time.Second, Launched: 1150 * time.Millisecond, Exited: 6 * time.Second, Attempts: 3},
 	}
-	s := summarize(tl, events, clients)
+	s := summarize(tl, events, clients, 2)
 	assert.Equal(t, 4, s.Clients)
 	assert.Equal(t, 11, s.Requests, "every request, the one without a client too")
 	assert.Equal(t, 10, s.ClientAttempts)
@@ -137,6 +137,8 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 	assert.Equal(t, map[int]int{0: 3, 22: 1}, s.ExitCodes)
 	assert.Equal(t, 6*time.Second, s.Elapsed)
 	assert.Equal(t, 150*time.Millisecond, s.LaunchLate)
+	assert.Equal(t, 3*time.Second, s.CPU)
+	assert.InDelta(t, 0.25, s.CPUShare, 1e-9, "3 CPU-s of the 12 that 2 CPUs have in 6s")
 	// Gaps: client 1 900ms, 1500ms; client 2 10ms, 10ms; client 3 3200ms, 100ms.
 	assert.Equal(t, 100*time.Millisecond, s.GapP50)
 }

@@ -79,15 +79,21 @@ type Scenario struct {
 	// Quick marks the shortened variant used by -quick and the tests.
 	Quick    bool
 	Timeline Timeline
+	// Tag tells apart runs of one scenario with other settings.
+	Tag string
 }
 
 // FileStem is the base name of the scenario's CSV and SVG files, such as
-// "herd-outage10s" or "herd-outage10s-quick".
+// "herd-outage10s", "herd-outage10s-quick" or, tagged, "herd-blip-n20".
 func (s Scenario) FileStem() string {
+	stem := "herd-" + s.Name
 	if s.Quick {
-		return "herd-" + s.Name + "-quick"
+		stem += "-quick"
 	}
-	return "herd-" + s.Name
+	if s.Tag != "" {
+		stem += "-" + s.Tag
+	}
+	return stem
 }
 
 // scenarioNames lists the scenarios in the order -scenario all runs them.

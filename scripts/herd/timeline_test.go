@@ -67,6 +67,11 @@ func TestScenariosHaveTheDocumentedLengths(t *testing.T) {
 			assert.Equal(t, tc.stem, sc.FileStem())
 		})
 	}
-	_, err := scenario("outage5s", false, lead)
+	tagged, err := scenario("blip", true, lead)
+	require.NoError(t, err)
+	tagged.Tag = "n20"
+	assert.Equal(t, "herd-blip-quick-n20", tagged.FileStem())
+
+	_, err = scenario("outage5s", false, lead)
 	assert.ErrorContains(t, err, `unknown scenario "outage5s"`)
 }
