@@ -157,18 +157,21 @@ func TestQuickHerdAgainstTheRealRetry(t *testing.T) {
 
 // overloaded is the median time between a naive client's attempts (start
 // curl, make a request), or the lateness of a launch, beyond which the
-// machine is too busy for the quick 4s outage to hold more naive attempts
-// than the defaults' fast phase makes.
-const overloaded = time.Second
+// machine is too busy for the quick 4s outage to hold the naive loop's
+// five attempts.
+const overloaded = 700 * time.Millisecond
 
 func TestNaiveLoopHitsTheOutageHarderThanRetrysDefaults(t *testing.T) {
 	// Starting curl costs tens of milliseconds of CPU on a small VM, so
-	// 20 naive loops at once are CPU-bound and their "immediate" attempts
-	// come hundreds of milliseconds apart. The 4s outage of the quick
-	// outage60s, with starts spread over 1s, still holds four or five of
-	// them, where the defaults make three fast attempts and then wait; the
-	// 2s outage of the default quick run holds about three of each.
-	r, runs, _ := quickRun(t, "-scenario", "outage60s", "-spread", "1s", "-policies", "naive,retry-defaults")
+	// naive loops running at once are CPU-bound and their "immediate"
+	// attempts come hundreds of milliseconds apart: 20 of them need some
+	// 5 CPU-seconds. With 10 clients the 4s outage of the quick outage60s
+	// holds all five naive attempts, while the defaults' two slow waits
+	// (up to 2s and 4s) push the last attempts of nearly every client
+	// past it; all 8 clients caught fitting five attempts in has odds
+	// below 1 in 1000. The 2s outage of the default quick run holds about
+	// three attempts of each, too few to tell them apart.
+	r, runs, _ := quickRun(t, "-scenario", "outage60s", "-n", "10", "-spread", "1s", "-policies", "naive,retry-defaults")
 	naive, defaults := runs["naive"].Summary, runs["retry-defaults"].Summary
 	for _, s := range []Summary{naive, defaults} {
 		if s.GapP50 > overloaded || s.LaunchLate > overloaded {

@@ -103,6 +103,17 @@ func TestMarkdownTableMarksAMissingPolicyNotAvailable(t *testing.T) {
 	assert.Contains(t, out, "each client: POLICY -- curl -fsS URL")
 }
 
+func TestSmoothAveragesACenteredWindowClippedAtTheEnds(t *testing.T) {
+	t.Parallel()
+	b := []bucket{{Requests: 5}, {}, {}, {Requests: 10}, {}, {}, {}}
+	got := smooth(b, 500*time.Millisecond)
+	// Bucket 0 sees buckets 0–2 (300ms): 5 requests, 16.7/s; bucket 3
+	// sees 1–5: 10 requests in 500ms, 20/s; bucket 5 sees 3–6 (400ms);
+	// bucket 6 sees 4–6: none.
+	assert.InDeltaSlice(t, []float64{5 / 0.3, 15 / 0.4, 15 / 0.5, 10 / 0.5, 10 / 0.5, 10 / 0.4, 0}, got, 1e-9)
+	assert.Equal(t, []float64{50, 0}, smooth([]bucket{{Requests: 5}, {}}, 100*time.Millisecond), "a 100ms window is the buckets themselves")
+}
+
 func TestAxisHelpersPickRoundValues(t *testing.T) {
 	t.Parallel()
 	for v, want := range map[float64]float64{0: 1, 7: 10, 10: 10, 11: 20, 240: 500, 600: 1000, 1000: 1000} {

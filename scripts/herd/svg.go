@@ -39,6 +39,27 @@ func (c chart) y(v float64) float64 {
 // 100ms bucket (10 req/s), so that one request still clears the axis.
 const logFloor = 5.0
 
+// chartWindow is the width of the moving window the chart averages over:
+// 100ms buckets of a few requests each flicker between 0 and 10 req/s and
+// hide each other; half a second still shows a herd's spike.
+const chartWindow = 500 * time.Millisecond
+
+// smooth returns requests per second in a window of width centered on each
+// bucket, the window clipped at both ends of the run.
+func smooth(buckets []bucket, width time.Duration) []float64 {
+	half := int(width/bucketWidth) / 2
+	out := make([]float64, len(buckets))
+	for i := range buckets {
+		lo, hi := max(0, i-half), min(len(buckets), i+half+1)
+		n := 0
+		for _, b := range buckets[lo:hi] {
+			n += b.Requests
+		}
+		out[i] = float64(n) / (time.Duration(hi-lo) * bucketWidth).Seconds()
+	}
+	return out
+}
+
 // seriesColor returns the line color of the i-th policy.
 func seriesColor(i int) string {
 	colors := []string{"#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#1f77b4", "#2ca02c"}
@@ -61,10 +82,8 @@ func writeSVG(w io.Writer, r scenarioResult) error {
 			missing = append(missing, pr.Policy.Label)
 			continue
 		}
-		var rps []float64
-		for _, b := range bucketize(pr.Events, r.End) {
-			v := float64(b.Requests) * float64(time.Second/bucketWidth)
-			rps = append(rps, v)
+		rps := smooth(bucketize(pr.Events, r.End), chartWindow)
+		for _, v := range rps {
 			c.yMax = max(c.yMax, v)
 		}
 		lines = append(lines, series{color: seriesColor(policyIndex(pr.Policy.Name, i)), label: pr.Policy.Label, rps: rps})
@@ -77,8 +96,8 @@ func writeSVG(w io.Writer, r scenarioResult) error {
 		c.width, c.height, c.width, c.height)
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	text(bw, c.left, 26, "start", 16, fmt.Sprintf("%s: requests per second at the server", r.Scenario.FileStem()))
-	text(bw, c.left, 46, "start", 12, fmt.Sprintf("%d clients, capacity %.0f req/s; %s; counted in 100 ms buckets",
-		clientCount(r), r.Capacity, r.Scenario.Timeline))
+	text(bw, c.left, 46, "start", 12, fmt.Sprintf("%d clients, capacity %.0f req/s; %s; mean over %v windows (the table's peaks use 100ms)",
+		clientCount(r), r.Capacity, r.Scenario.Timeline, chartWindow))
 
 	if start, end, ok := r.Scenario.Timeline.Outage(); ok {
 		x0, x1 := c.x(start), c.x(min(end, c.end))
