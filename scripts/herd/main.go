@@ -75,7 +75,8 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Tag, "tag", "", "`word` added to the file names, to keep runs with other settings apart")
 	fs.StringVar(&pols, "policies", "", "comma-separated policies to run (default all): "+policyNames())
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the launch times and of each client's retry --seed")
-	fs.DurationVar(&o.ChildTimeout, "child-timeout", 45*time.Second, "deadline of each client process; the harness kills it then")
+	fs.IntVar(&o.Repeat, "repeat", 1, "run each policy this many times with other launch times and seeds, and pool the clients in the table (the CSV and chart show the first run)")
+	fs.DurationVar(&o.ChildTimeout, "child-timeout", 2*time.Minute, "deadline of each client process; the harness kills it then")
 	fs.StringVar(&o.Curl, "curl", "/usr/bin/curl", "curl `path`; empty or missing uses the Go client in scripts/herd/client")
 	fs.BoolVar(&o.Verbose, "v", false, "print one line per client: launch, exit, attempts, last output")
 	if err := fs.Parse(args); err != nil {
@@ -100,6 +101,9 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 	}
 	if o.Clients < 1 || o.Clients > maxClients {
 		return Options{}, fmt.Errorf("-n %d: want 1 to %d", o.Clients, maxClients)
+	}
+	if o.Repeat < 1 || o.Repeat > 20 {
+		return Options{}, fmt.Errorf("-repeat %d: want 1 to 20", o.Repeat)
 	}
 	if o.Spread <= 0 || o.ChildTimeout <= 0 || o.Lead < 0 || o.Capacity < 0 || o.Burst < 0 || o.RetryAfter < 0 {
 		return Options{}, errors.New("-spread and -child-timeout must be positive; -lead, -capacity, -burst and -retry-after not negative")

@@ -42,6 +42,7 @@ func TestBadFlagsAreRefusedWithTheReason(t *testing.T) {
 		{[]string{"-retry", "/r", "-spread", "0s"}, "-spread and -child-timeout must be positive"},
 		{[]string{"-retry", "/r", "extra"}, `unexpected argument "extra"`},
 		{[]string{"-retry", "/r", "-tag", "a/b"}, `-tag "a/b": want a word`},
+		{[]string{"-retry", "/r", "-repeat", "0"}, "-repeat 0: want 1 to 20"},
 	} {
 		_, err := parseOptions(tc.args, io.Discard)
 		assert.ErrorContains(t, err, tc.want, "%q", tc.args)

@@ -122,6 +122,10 @@ func tableRow(pr policyRun, capacity float64) []string {
 	if s.HasOutage {
 		recovered = fmt.Sprintf("%d of %d", s.Recovered, s.OutageClients)
 	}
+	gaveUp := fmt.Sprintf("%d of %d", s.GaveUp, s.Clients)
+	if s.Killed > 0 {
+		gaveUp += fmt.Sprintf(" (%d killed)", s.Killed)
+	}
 	return []string{
 		pr.Policy.Label,
 		fmt.Sprintf("%.2f / %d", s.AttemptsMean, s.AttemptsMax),
@@ -131,7 +135,7 @@ func tableRow(pr policyRun, capacity float64) []string {
 		later,
 		recovery,
 		recovered,
-		fmt.Sprintf("%d of %d", s.GaveUp, s.Clients),
+		gaveUp,
 		seconds(s.Elapsed),
 	}
 }
@@ -144,6 +148,10 @@ func writeMarkdown(w io.Writer, r scenarioResult, o Options, fetch []string) {
 	fmt.Fprintf(w, "- %d clients starting uniformly over %v; capacity %.0f req/s (token bucket, burst %.0f); 503s for capacity %s\n",
 		o.Clients, o.Spread, r.Capacity, r.Burst, retryAfterText(o.RetryAfter))
 	fmt.Fprintf(w, "- each client: POLICY -- %s URL\n", strings.Join(shortArgv(fetch), " "))
+	if r.Repeat > 1 {
+		fmt.Fprintf(w, "- each policy ran %d times with other launch times and seeds: the table pools the %d clients, its peaks and maxima are the highest of any run; the CSV and chart show the first run\n",
+			r.Repeat, r.Repeat*o.Clients)
+	}
 	fmt.Fprintf(w, "- machine: %d CPUs; load average %s before, %s after\n\n", runtime.NumCPU(), r.LoadBefore, r.LoadAfter)
 	writeTable(w, tableHeader())
 	fmt.Fprintln(w, "|"+strings.Repeat("---|", len(tableHeader())))

@@ -45,6 +45,9 @@ type Options struct {
 	Policies []string
 	// Seed fixes the launch times and each client's retry --seed.
 	Seed uint64
+	// Repeat runs each policy this many times, each with its own launch
+	// times and seeds, and pools the clients in the table.
+	Repeat int
 	// ChildTimeout is each client's deadline, after which the harness
 	// kills it.
 	ChildTimeout time.Duration
@@ -65,6 +68,9 @@ type scenarioResult struct {
 	Capacity, Burst float64
 	// Runs holds one entry per selected policy, in policy order.
 	Runs []policyRun
+	// Repeat is how many times each policy ran; Runs holds the first
+	// run's events and clients and the pooled Summary of all.
+	Repeat int
 	// End is the time the CSV and the chart cover.
 	End time.Duration
 	// CSV and SVG are the paths written.
@@ -181,8 +187,7 @@ func launchOffsets(n int, spread time.Duration, seed uint64) []time.Duration {
 // a fresh server following the scenario's timeline.
 func (e env) runScenario(ctx context.Context, sc Scenario) (scenarioResult, error) {
 	o := e.o
-	r := scenarioResult{Scenario: sc, Capacity: o.Capacity, Burst: o.Burst, LoadBefore: loadAverage()}
-	offsets := launchOffsets(o.Clients, o.Spread, o.Seed)
+	r := scenarioResult{Scenario: sc, Capacity: o.Capacity, Burst: o.Burst, Repeat: o.Repeat, LoadBefore: loadAverage()}
 	for _, p := range policies() {
 		if !selected(o.Policies, p.Name) {
 			continue
@@ -192,14 +197,26 @@ func (e env) runScenario(ctx context.Context, sc Scenario) (scenarioResult, erro
 			r.Runs = append(r.Runs, policyRun{Policy: p})
 			continue
 		}
-		fmt.Fprintf(e.stderr, "herd: %s: %s: %d clients…\n", sc.Name, p.Name, o.Clients)
-		pr, err := e.runPolicy(ctx, sc, p, offsets)
-		if err != nil {
-			return r, fmt.Errorf("%s: %s: %w", sc.Name, p.Name, err)
+		var first policyRun
+		var all []Summary
+		for k := range max(o.Repeat, 1) {
+			// Repetition k has its own launch times and its clients the
+			// next o.Clients seeds, so no two clients share a seed.
+			seed := o.Seed + uint64(k*o.Clients)
+			fmt.Fprintf(e.stderr, "herd: %s: %s: %d clients (seeds from %d)…\n", sc.Name, p.Name, o.Clients, seed)
+			pr, err := e.runPolicy(ctx, sc, p, launchOffsets(o.Clients, o.Spread, seed), seed)
+			if err != nil {
+				return r, fmt.Errorf("%s: %s: %w", sc.Name, p.Name, err)
+			}
+			fmt.Fprintf(e.stderr, "herd: %s: %s: %d requests, done in %v\n", sc.Name, p.Name,
+				pr.Summary.Requests, pr.Summary.Elapsed.Round(10*time.Millisecond))
+			if k == 0 {
+				first = pr
+			}
+			all = append(all, pr.Summary)
 		}
-		fmt.Fprintf(e.stderr, "herd: %s: %s: %d requests, done in %v\n", sc.Name, p.Name,
-			pr.Summary.Requests, pr.Summary.Elapsed.Round(10*time.Millisecond))
-		r.Runs = append(r.Runs, pr)
+		first.Summary = pool(all, runtime.NumCPU())
+		r.Runs = append(r.Runs, first)
 	}
 	if _, end, ok := sc.Timeline.Outage(); ok {
 		r.End = end + afterRecovery
@@ -239,8 +256,9 @@ func selected(names []string, name string) bool {
 }
 
 // runPolicy starts a server on a free loopback port, launches every client
-// at its offset, waits for all of them and summarizes.
-func (e env) runPolicy(ctx context.Context, sc Scenario, p Policy, offsets []time.Duration) (policyRun, error) {
+// at its offset, client i with retry --seed seed+i, waits for all of them
+// and summarizes.
+func (e env) runPolicy(ctx context.Context, sc Scenario, p Policy, offsets []time.Duration, seed uint64) (policyRun, error) {
 	o := e.o
 	dir, err := os.MkdirTemp(e.workDir, p.Name+"-")
 	if err != nil {
@@ -267,7 +285,7 @@ func (e env) runPolicy(ctx context.Context, sc Scenario, p Policy, offsets []tim
 		setup := clientSetup{
 			Retry:    o.Retry,
 			Fetch:    append(append([]string(nil), e.fetch...), fmt.Sprintf("http://%s/?c=%d", ln.Addr(), i)),
-			Seed:     o.Seed + uint64(i),
+			Seed:     seed + uint64(i),
 			StateDir: dir,
 		}
 		argv := p.argv(setup)

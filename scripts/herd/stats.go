@@ -123,6 +123,11 @@ type Summary struct {
 	// HasOutage is set when the timeline has a down phase, so the outage
 	// and recovery fields mean something.
 	HasOutage bool
+
+	// The raw values behind the percentiles, and the summed Elapsed of the
+	// runs behind CPUShare, kept so that repeated runs can be pooled.
+	recoveries, gaps []time.Duration
+	wall             time.Duration
 }
 
 // summarize computes a policy's Summary from the server's events and the
@@ -159,7 +164,6 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 	}
 	slices.Sort(times)
 
-	var recoveries []time.Duration
 	for i, c := range clients {
 		s.AttemptsMax = max(s.AttemptsMax, perClient[i])
 		s.ClientAttempts += c.Attempts
@@ -178,15 +182,9 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 			s.OutageRequests += inOutage[i]
 			s.OutageMax = max(s.OutageMax, inOutage[i])
 			if succeeded[i] >= end {
-				recoveries = append(recoveries, succeeded[i]-end)
+				s.recoveries = append(s.recoveries, succeeded[i]-end)
 			}
 		}
-	}
-	if len(clients) > 0 {
-		s.AttemptsMean = float64(len(events)) / float64(len(clients))
-	}
-	if s.OutageClients > 0 {
-		s.OutageMean = float64(s.OutageRequests) / float64(s.OutageClients)
 	}
 	perSecond := float64(time.Second / bucketWidth)
 	forever := time.Duration(math.MaxInt64)
@@ -195,14 +193,63 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 		s.PeakAfterRPS = float64(windowPeak(times, bucketWidth, end, end+afterRecovery)) * perSecond
 		s.PeakLaterRPS = float64(windowPeak(times, bucketWidth, end+afterRecovery, forever)) * perSecond
 	}
-	if s.Elapsed > 0 && cpus > 0 {
-		s.CPUShare = s.CPU.Seconds() / (s.Elapsed.Seconds() * float64(cpus))
-	}
-	slices.Sort(gaps)
-	s.GapP50, _ = percentile(gaps, 50)
-	slices.Sort(recoveries)
-	s.Recovered = len(recoveries)
-	s.RecoveryP50, _ = percentile(recoveries, 50)
-	s.RecoveryP99, _ = percentile(recoveries, 99)
+	s.gaps = gaps
+	s.wall = s.Elapsed
+	s.derive(cpus)
 	return s
+}
+
+// derive computes the means, shares and percentiles from the counts and
+// the raw values.
+func (s *Summary) derive(cpus int) {
+	s.AttemptsMean, s.OutageMean, s.CPUShare = 0, 0, 0
+	if s.Clients > 0 {
+		s.AttemptsMean = float64(s.Requests) / float64(s.Clients)
+	}
+	if s.OutageClients > 0 {
+		s.OutageMean = float64(s.OutageRequests) / float64(s.OutageClients)
+	}
+	if s.wall > 0 && cpus > 0 {
+		s.CPUShare = s.CPU.Seconds() / (s.wall.Seconds() * float64(cpus))
+	}
+	slices.Sort(s.gaps)
+	s.GapP50, _ = percentile(s.gaps, 50)
+	slices.Sort(s.recoveries)
+	s.Recovered = len(s.recoveries)
+	s.RecoveryP50, _ = percentile(s.recoveries, 50)
+	s.RecoveryP99, _ = percentile(s.recoveries, 99)
+}
+
+// pool merges the summaries of repeated runs of one policy into one, as if
+// their clients had been one larger herd for counts, means and
+// percentiles, while peaks, maxima and Elapsed are the largest of any run
+// (a peak is a property of one run's timeline, not of the sum).
+func pool(runs []Summary, cpus int) Summary {
+	p := Summary{ExitCodes: map[int]int{}}
+	for _, s := range runs {
+		p.HasOutage = p.HasOutage || s.HasOutage
+		p.Clients += s.Clients
+		p.Requests += s.Requests
+		p.ClientAttempts += s.ClientAttempts
+		p.AttemptsMax = max(p.AttemptsMax, s.AttemptsMax)
+		p.OutageClients += s.OutageClients
+		p.OutageRequests += s.OutageRequests
+		p.OutageMax = max(p.OutageMax, s.OutageMax)
+		p.PeakRPS = max(p.PeakRPS, s.PeakRPS)
+		p.PeakAfterRPS = max(p.PeakAfterRPS, s.PeakAfterRPS)
+		p.PeakLaterRPS = max(p.PeakLaterRPS, s.PeakLaterRPS)
+		p.GaveUp += s.GaveUp
+		p.Killed += s.Killed
+		for code, n := range s.ExitCodes {
+			p.ExitCodes[code] += n
+		}
+		p.Elapsed = max(p.Elapsed, s.Elapsed)
+		p.LaunchLate = max(p.LaunchLate, s.LaunchLate)
+		p.CPU += s.CPU
+		p.wall += s.wall
+		p.recoveries = append(p.recoveries, s.recoveries...)
+		p.gaps = append(p.gaps, s.gaps...)
+	}
+	p.derive(cpus)
+	return p
 }

@@ -142,3 +142,40 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 	// Gaps: client 1 900ms, 1500ms; client 2 10ms, 10ms; client 3 3200ms, 100ms.
 	assert.Equal(t, 100*time.Millisecond, s.GapP50)
 }
+
+func TestPoolAddsCountsAndTakesPercentilesOverEveryClient(t *testing.T) {
+	t.Parallel()
+	tl := downTimeline("outage", time.Second, time.Second)
+	// Run a: one client caught, recovers 100ms after; run b: two caught,
+	// one recovers after 300ms, one gives up.
+	a := summarize(tl, []event{
+		{At: 1100 * time.Millisecond, Client: 0, Outcome: Down},
+		{At: 2100 * time.Millisecond, Client: 0, Outcome: Served},
+	}, []clientResult{{Exited: 3 * time.Second, Attempts: 2, CPU: time.Second}}, 2)
+	b := summarize(tl, []event{
+		{At: 1100 * time.Millisecond, Client: 0, Outcome: Down},
+		{At: 1150 * time.Millisecond, Client: 1, Outcome: Down},
+		{At: 1300 * time.Millisecond, Client: 1, Outcome: Down},
+		{At: 1400 * time.Millisecond, Client: 1, Outcome: Down},
+		{At: 2300 * time.Millisecond, Client: 0, Outcome: Served},
+	}, []clientResult{
+		{Exited: 2400 * time.Millisecond, Attempts: 2, CPU: time.Second},
+		{Exited: 1500 * time.Millisecond, Attempts: 3, ExitCode: 22, CPU: time.Second},
+	}, 2)
+	p := pool([]Summary{a, b}, 2)
+	assert.Equal(t, 3, p.Clients)
+	assert.Equal(t, 7, p.Requests)
+	assert.InDelta(t, 7.0/3, p.AttemptsMean, 1e-9)
+	assert.Equal(t, 3, p.AttemptsMax)
+	assert.Equal(t, 3, p.OutageClients)
+	assert.InDelta(t, 5.0/3, p.OutageMean, 1e-9)
+	assert.Equal(t, 2, p.Recovered)
+	assert.Equal(t, 100*time.Millisecond, p.RecoveryP50)
+	assert.Equal(t, 300*time.Millisecond, p.RecoveryP99)
+	assert.Equal(t, 1, p.GaveUp)
+	assert.Equal(t, map[int]int{0: 2, 22: 1}, p.ExitCodes)
+	assert.Equal(t, 3*time.Second, p.Elapsed, "the longest run")
+	assert.Equal(t, 20.0, p.PeakRPS, "the busiest 100ms of any one run, not of the runs laid over each other")
+	assert.InDelta(t, 3.0/(5.4*2), p.CPUShare, 1e-9, "3 CPU-s over the 5.4s both runs took, on 2 CPUs")
+	assert.Equal(t, a, pool([]Summary{a}, 2), "one run pools to itself")
+}

@@ -95,7 +95,11 @@ func writeSVG(w io.Writer, r scenarioResult) error {
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="sans-serif" font-size="13">`+"\n",
 		c.width, c.height, c.width, c.height)
 	fmt.Fprintf(bw, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	text(bw, c.left, 26, "start", 16, fmt.Sprintf("%s: requests per second at the server", r.Scenario.FileStem()))
+	title := fmt.Sprintf("%s: requests per second at the server", r.Scenario.FileStem())
+	if r.Repeat > 1 {
+		title += fmt.Sprintf(" (first of %d runs)", r.Repeat)
+	}
+	text(bw, c.left, 26, "start", 16, title)
 	text(bw, c.left, 46, "start", 12, fmt.Sprintf("%d clients, capacity %.0f req/s; %s; mean over %v windows (the table's peaks use 100ms)",
 		clientCount(r), r.Capacity, r.Scenario.Timeline, chartWindow))
 
