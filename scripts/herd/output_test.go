@@ -119,7 +119,7 @@ func TestAxisHelpersPickRoundValues(t *testing.T) {
 	for v, want := range map[float64]float64{0: 1, 7: 10, 10: 10, 11: 20, 240: 500, 600: 1000, 1000: 1000} {
 		assert.Equal(t, want, niceCeil(v), "niceCeil(%v)", v)
 	}
-	assert.Equal(t, []float64{10, 20, 50, 100, 200}, logTicks(200))
+	assert.Equal(t, []float64{2, 5, 10, 20, 50, 100, 200}, logTicks(200))
 	assert.Equal(t, 500*time.Millisecond, timeStep(4*time.Second))
 	assert.Equal(t, 2*time.Second, timeStep(25*time.Second))
 	assert.Equal(t, 5*time.Second, timeStep(63*time.Second))

@@ -35,9 +35,9 @@ func (c chart) y(v float64) float64 {
 	return c.base - (c.base-c.top)*f
 }
 
-// logFloor is the bottom of the logarithmic scale, below one request per
-// 100ms bucket (10 req/s), so that one request still clears the axis.
-const logFloor = 5.0
+// logFloor is the bottom of the logarithmic scale: one request in the
+// chart's window is 2 req/s, which still clears the axis.
+const logFloor = 1.0
 
 // chartWindow is the width of the moving window the chart averages over:
 // 100ms buckets of a few requests each flicker between 0 and 10 req/s and
@@ -70,7 +70,7 @@ func seriesColor(i int) string {
 // policy, with the outage shaded, the capacity dashed, axes and a legend.
 func writeSVG(w io.Writer, r scenarioResult) error {
 	bw := bufio.NewWriter(w)
-	c := chart{width: 960, height: 600, left: 80, right: 930, top: 60, base: 400, end: r.End, yMax: 2 * r.Capacity}
+	c := chart{width: 960, height: 600, left: 80, right: 930, top: 76, base: 416, end: r.End, yMax: 2 * r.Capacity}
 	type series struct {
 		color, label string
 		rps          []float64
@@ -100,8 +100,8 @@ func writeSVG(w io.Writer, r scenarioResult) error {
 		title += fmt.Sprintf(" (first of %d runs)", r.Repeat)
 	}
 	text(bw, c.left, 26, "start", 16, title)
-	text(bw, c.left, 46, "start", 12, fmt.Sprintf("%d clients, capacity %.0f req/s; %s; mean over %v windows (the table's peaks use 100ms)",
-		clientCount(r), r.Capacity, r.Scenario.Timeline, chartWindow))
+	text(bw, c.left, 46, "start", 12, fmt.Sprintf("%d clients, capacity %.0f req/s; %s", clientCount(r), r.Capacity, r.Scenario.Timeline))
+	text(bw, c.left, 62, "start", 12, fmt.Sprintf("each line: requests per second over a sliding %v window (the table's peaks use 100ms windows)", chartWindow))
 
 	if start, end, ok := r.Scenario.Timeline.Outage(); ok {
 		x0, x1 := c.x(start), c.x(min(end, c.end))
@@ -177,11 +177,12 @@ func policyIndex(name string, def int) int {
 	return def
 }
 
-// clientCount returns the number of clients of the scenario's runs.
+// clientCount returns the number of clients of the run the chart shows,
+// the first when runs were repeated.
 func clientCount(r scenarioResult) int {
 	for _, pr := range r.Runs {
 		if pr.Available {
-			return pr.Summary.Clients
+			return len(pr.Clients)
 		}
 	}
 	return 0
@@ -213,12 +214,13 @@ func niceCeil(v float64) float64 {
 	return 10 * p
 }
 
-// logTicks returns the 1-2-5 values from 10 up to top.
+// logTicks returns the 1-2-5 values above logFloor (which sits on the axis,
+// labelled 0) up to top.
 func logTicks(top float64) []float64 {
 	var out []float64
-	for p := 10.0; p <= top; p *= 10 {
+	for p := 1.0; p <= top; p *= 10 {
 		for _, m := range []float64{1, 2, 5} {
-			if m*p <= top {
+			if m*p > logFloor && m*p <= top {
 				out = append(out, m*p)
 			}
 		}
