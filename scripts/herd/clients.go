@@ -24,6 +24,10 @@ type clientResult struct {
 	ExitCode int
 	// Killed is set when the client outlived its deadline.
 	Killed bool
+	// Lingered is set when the client exited but its stderr stayed open
+	// for killGrace after, held by a descendant or unread on a starved
+	// machine; the harness then stopped waiting for it.
+	Lingered bool
 	// CPU is the user and system time the client and the processes it
 	// waited for (curl, sh) used.
 	CPU time.Duration
@@ -61,10 +65,11 @@ func runClient(ctx context.Context, epoch time.Time, argv, env []string, timeout
 	res.Exited = time.Since(epoch)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ctx.Err() != nil || errors.Is(err, exec.ErrWaitDelay) {
-		res.Killed = true
-		// Whatever of the group survived SIGTERM and its grace is ours
-		// to end; the group is gone already if nothing did.
+	res.Killed = ctx.Err() != nil
+	res.Lingered = !res.Killed && errors.Is(err, exec.ErrWaitDelay)
+	if res.Killed || res.Lingered {
+		// Whatever of the group survived is ours to end; the group is
+		// gone already if nothing did.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	res.Attempts, res.Tail = out.result()

@@ -175,6 +175,9 @@ func writeMarkdown(w io.Writer, r scenarioResult, o Options, fetch []string) {
 		if s.Killed > 0 {
 			fmt.Fprintf(w, "; %d killed at their deadline", s.Killed)
 		}
+		if s.Lingered > 0 {
+			fmt.Fprintf(w, "; %d kept stderr open %v after exiting", s.Lingered, killGrace)
+		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "\nfiles: %s, %s\n\n", r.CSV, r.SVG)

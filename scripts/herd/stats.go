@@ -101,8 +101,9 @@ type Summary struct {
 	Recovered                int
 	RecoveryP50, RecoveryP99 time.Duration
 	// GaveUp counts clients that exited non-zero or were killed; Killed
-	// counts those the harness had to kill at their deadline.
-	GaveUp, Killed int
+	// counts those the harness had to kill at their deadline, Lingered
+	// those whose stderr outlived them (see clientResult).
+	GaveUp, Killed, Lingered int
 	// ExitCodes counts the clients' exit codes (-1 for killed by signal).
 	ExitCodes map[int]int
 	// Elapsed runs from the first launch slot to the last client's exit.
@@ -174,6 +175,9 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 		if c.Killed {
 			s.Killed++
 		}
+		if c.Lingered {
+			s.Lingered++
+		}
 		s.Elapsed = max(s.Elapsed, c.Exited)
 		s.LaunchLate = max(s.LaunchLate, c.Launched-c.Slot)
 		s.CPU += c.CPU
@@ -240,6 +244,7 @@ func pool(runs []Summary, cpus int) Summary {
 		p.PeakLaterRPS = max(p.PeakLaterRPS, s.PeakLaterRPS)
 		p.GaveUp += s.GaveUp
 		p.Killed += s.Killed
+		p.Lingered += s.Lingered
 		for code, n := range s.ExitCodes {
 			p.ExitCodes[code] += n
 		}

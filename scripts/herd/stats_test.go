@@ -114,7 +114,7 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 		{Slot: 0, Launched: 50 * time.Millisecond, Exited: 200 * time.Millisecond, Attempts: 1, CPU: 3 * time.Second},
 		{Slot: time.Second, Launched: time.Second, Exited: 3600 * time.Millisecond, Attempts: 3},
 		{Slot: time.Second, Launched: 1100 * time.Millisecond, Exited: 1200 * time.Millisecond, ExitCode: 22, Attempts: 3},
-		{Slot: time.Second, Launched: 1150 * time.Millisecond, Exited: 6 * time.Second, Attempts: 3},
+		{Slot: time.Second, Launched: 1150 * time.Millisecond, Exited: 6 * time.Second, Attempts: 3, Lingered: true},
 	}
 	s := summarize(tl, events, clients, 2)
 	assert.Equal(t, 4, s.Clients)
@@ -134,6 +134,8 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, s.RecoveryP50)
 	assert.Equal(t, 1500*time.Millisecond, s.RecoveryP99)
 	assert.Equal(t, 1, s.GaveUp)
+	assert.Equal(t, 1, s.Lingered)
+	assert.Equal(t, 0, s.Killed)
 	assert.Equal(t, map[int]int{0: 3, 22: 1}, s.ExitCodes)
 	assert.Equal(t, 6*time.Second, s.Elapsed)
 	assert.Equal(t, 150*time.Millisecond, s.LaunchLate)
