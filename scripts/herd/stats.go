@@ -84,9 +84,12 @@ type Summary struct {
 	// AttemptsMean and AttemptsMax are requests per client, over all clients.
 	AttemptsMean float64
 	AttemptsMax  int
-	// OutageClients is how many clients sent at least one request while
-	// the server was down; OutageMean and OutageMax are requests per such
-	// client during the down phase. OutageRequests is their total.
+	// OutageClients is how many clients were running while the server was
+	// down: started before recovery, not done (exited or served) before
+	// the outage began. A client a breaker stopped before any attempt
+	// counts, with no request. OutageMean and OutageMax are requests per
+	// such client that arrived during the down phase; OutageRequests is
+	// their total.
 	OutageClients             int
 	OutageMean                float64
 	OutageMax, OutageRequests int
@@ -95,9 +98,9 @@ type Summary struct {
 	// PeakAfterRPS is the same within afterRecovery of recovery, and
 	// PeakLaterRPS from then to the end of the run.
 	PeakAfterRPS, PeakLaterRPS float64
-	// Recovered counts clients caught by the outage that succeeded after
-	// it; RecoveryP50 and RecoveryP99 are their times from recovery to
-	// success.
+	// Recovered counts the clients running during the outage that
+	// succeeded after it; RecoveryP50 and RecoveryP99 are their times from
+	// recovery to success.
 	Recovered                int
 	RecoveryP50, RecoveryP99 time.Duration
 	// GaveUp counts clients that exited non-zero or were killed; Killed
@@ -181,7 +184,9 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 		s.Elapsed = max(s.Elapsed, c.Exited)
 		s.LaunchLate = max(s.LaunchLate, c.Launched-c.Slot)
 		s.CPU += c.CPU
-		if inOutage[i] > 0 {
+		ranInOutage := hasOutage && c.Launched < end && c.Exited > start &&
+			(succeeded[i] < 0 || succeeded[i] >= start)
+		if ranInOutage {
 			s.OutageClients++
 			s.OutageRequests += inOutage[i]
 			s.OutageMax = max(s.OutageMax, inOutage[i])

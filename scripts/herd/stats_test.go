@@ -95,7 +95,8 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 	// Down from 1s to 3s. Client 0 succeeds before the outage; client 1
 	// fails twice in it and succeeds 500ms after recovery; client 2 fails
 	// three times in it and gives up; client 3 fails once in it and
-	// succeeds 1.5s after recovery.
+	// succeeds 1.5s after recovery; client 4 runs during it but makes no
+	// request, as when a breaker is open.
 	tl := downTimeline("outage", time.Second, 2*time.Second)
 	events := []event{
 		{At: 100 * time.Millisecond, Client: 0, Outcome: Served},
@@ -115,17 +116,18 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 		{Slot: time.Second, Launched: time.Second, Exited: 3600 * time.Millisecond, Attempts: 3},
 		{Slot: time.Second, Launched: 1100 * time.Millisecond, Exited: 1200 * time.Millisecond, ExitCode: 22, Attempts: 3},
 		{Slot: time.Second, Launched: 1150 * time.Millisecond, Exited: 6 * time.Second, Attempts: 3, Lingered: true},
+		{Slot: 1500 * time.Millisecond, Launched: 1500 * time.Millisecond, Exited: 1600 * time.Millisecond, ExitCode: 75},
 	}
 	s := summarize(tl, events, clients, 2)
-	assert.Equal(t, 4, s.Clients)
+	assert.Equal(t, 5, s.Clients)
 	assert.Equal(t, 11, s.Requests, "every request, the one without a client too")
 	assert.Equal(t, 10, s.ClientAttempts)
-	assert.InDelta(t, 11.0/4, s.AttemptsMean, 1e-9)
+	assert.InDelta(t, 11.0/5, s.AttemptsMean, 1e-9)
 	assert.Equal(t, 3, s.AttemptsMax)
 	assert.True(t, s.HasOutage)
-	assert.Equal(t, 3, s.OutageClients)
+	assert.Equal(t, 4, s.OutageClients, "the client that made no request ran in the outage too")
 	assert.Equal(t, 6, s.OutageRequests)
-	assert.InDelta(t, 2.0, s.OutageMean, 1e-9)
+	assert.InDelta(t, 1.5, s.OutageMean, 1e-9)
 	assert.Equal(t, 3, s.OutageMax)
 	assert.Equal(t, 40.0, s.PeakRPS, "four requests within 100ms, from 1.1s")
 	assert.Equal(t, 10.0, s.PeakAfterRPS, "3s–5s after: one request per 100ms window at most")
@@ -133,10 +135,10 @@ func TestSummarizeMeasuresAttemptsOutageAndRecovery(t *testing.T) {
 	assert.Equal(t, 2, s.Recovered)
 	assert.Equal(t, 500*time.Millisecond, s.RecoveryP50)
 	assert.Equal(t, 1500*time.Millisecond, s.RecoveryP99)
-	assert.Equal(t, 1, s.GaveUp)
+	assert.Equal(t, 2, s.GaveUp)
 	assert.Equal(t, 1, s.Lingered)
 	assert.Equal(t, 0, s.Killed)
-	assert.Equal(t, map[int]int{0: 3, 22: 1}, s.ExitCodes)
+	assert.Equal(t, map[int]int{0: 3, 22: 1, 75: 1}, s.ExitCodes)
 	assert.Equal(t, 6*time.Second, s.Elapsed)
 	assert.Equal(t, 150*time.Millisecond, s.LaunchLate)
 	assert.Equal(t, 3*time.Second, s.CPU)
