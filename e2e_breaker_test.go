@@ -25,7 +25,9 @@ import (
 func TestCircuitOpensAcrossRunsAndStopsTheTraffic(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
-	failing := []string{"--breaker", "db", "--state", state, "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "sh", "-c", "exit 7"}
+	// --breaker-min-span 0: these failures come within a second, where a
+	// real outage goes on failing for longer (see the blip test below).
+	failing := []string{"--breaker", "db", "--state", state, "--breaker-min-span", "0", "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "sh", "-c", "exit 7"}
 	r := retry(t, nil, failing...)
 	assert.Equal(t, 7, r.code)
 	r = retry(t, nil, failing...)
@@ -214,7 +216,7 @@ func TestOpenCircuitIsReportedInEveryLogFormat(t *testing.T) {
 	t.Parallel()
 	state := t.TempDir()
 	for range 2 {
-		retry(t, nil, "--breaker", "k", "--state", state, "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "false")
+		retry(t, nil, "--breaker", "k", "--state", state, "--breaker-min-span", "0", "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "false")
 	}
 	r := retry(t, nil, "--log-format", "json", "--breaker", "k", "--state", state, "--", "true")
 	assert.Equal(t, 75, r.code)
@@ -237,4 +239,22 @@ func TestSubcommandFailuresNameTheSubcommand(t *testing.T) {
 	r = retry(t, nil, "breaker", "list", "--state", "redis://127.0.0.1:1/0")
 	assert.Equal(t, 125, r.code)
 	assert.True(t, strings.HasPrefix(r.stderr, "retry: breaker list: list circuits: "), r.stderr)
+}
+
+func TestABlipDoesNotOpenTheCircuit(t *testing.T) {
+	t.Parallel()
+	// A fleet meeting a blip fails many attempts at once; with the default
+	// --breaker-min-span the circuit stays closed, so the fleet is not
+	// kept away for a cooldown after a 300 ms problem.
+	state := t.TempDir()
+	for range 3 {
+		retry(t, nil, "--breaker", "blip", "--state", state, "-n", "3", "--fast-delay", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms", "--", "false")
+	}
+	r := retry(t, nil, "breaker", "status", "blip", "--state", state, "--json")
+	var st map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
+	assert.GreaterOrEqual(t, st["failures"], float64(5), "enough failures to open the circuit, were they spread out")
+	assert.Equal(t, "closed", st["state"], "failures within a moment are a blip")
+	r = retry(t, nil, "--breaker", "blip", "--state", state, "--", "true")
+	assert.Equal(t, 0, r.code)
 }

@@ -57,8 +57,10 @@ var cookbookRecipes = []string{
 	"github-actions", "gitlab-ci", "release-script",
 }
 
-// fastWaits shortens every wait of the recipes' schedules.
-const fastWaits = "--fast-delay 1ms --fast-max 1ms --slow-delay 10ms --slow-max 10ms"
+// fastWaits shortens every wait of the recipes' schedules, and lets the
+// failures of one moment open a circuit: the tests' outages last
+// milliseconds, where a real one goes on failing for seconds.
+const fastWaits = "--fast-delay 1ms --fast-max 1ms --slow-delay 10ms --slow-max 10ms --breaker-min-span 0"
 
 // recipeBlock is a fenced block whose info string is a language and a
 // {#name} tag: ```sh {#curl-download}.

@@ -85,10 +85,14 @@ func (e *env) run(t *testing.T, o Outcome) Permit {
 	return p
 }
 
-// trip opens the circuit with Min failures.
+// trip opens the circuit with Min failures spread over MinSpan, as an
+// outage would spread them.
 func (e *env) trip(t *testing.T) {
 	t.Helper()
-	for range e.b.cfg.Min {
+	for i := range e.b.cfg.Min {
+		if i > 0 {
+			e.clock.Advance(e.b.cfg.MinSpan / time.Duration(e.b.cfg.Min-1))
+		}
 		require.Equal(t, Allow, e.run(t, Failure).Verdict)
 	}
 	require.Equal(t, Open, e.check(t, 1).Status.State)
@@ -111,9 +115,11 @@ var behaviours = []struct {
 			e.run(t, Success)
 		}
 		for range 4 {
+			e.clock.Advance(time.Second) // an outage goes on failing
 			e.run(t, Failure)
 		}
 		assert.Equal(t, Allow, e.check(t, 1).Verdict, "4 of 9 failed is below the ratio")
+		e.clock.Advance(time.Second)
 		e.run(t, Failure)
 
 		p := e.check(t, 1)
@@ -124,6 +130,21 @@ var behaviours = []struct {
 		assert.Equal(t, 24*time.Second, p.Status.NextProbe, "the cooldown, drawn at its lowest")
 		e.clock.Advance(20 * time.Second)
 		assert.Equal(t, 4*time.Second, e.check(t, 1).Status.NextProbe)
+	}},
+	{"failures of one moment, a blip, do not open the circuit", nil, func(t *testing.T, e *env) {
+		for range 20 {
+			e.run(t, Failure)
+		}
+		e.clock.Advance(2 * time.Second)
+		for range 5 {
+			e.run(t, Failure)
+		}
+		p := e.check(t, 1)
+		assert.Equal(t, Allow, p.Verdict, "25 failures within 3s are a blip, not an outage")
+		assert.Equal(t, 25, p.Status.Failures)
+		e.clock.Advance(time.Second)
+		e.run(t, Failure)
+		assert.Equal(t, Reject, e.check(t, 1).Verdict, "failing on past the minimum span is an outage")
 	}},
 	{"exactly one run probes a half-open circuit", nil, func(t *testing.T, e *env) {
 		e.trip(t)

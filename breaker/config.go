@@ -20,6 +20,11 @@ type Config struct {
 	// Min is the number of attempts the window must hold before the
 	// circuit can open.
 	Min int
+	// MinSpan is how long the failures in the window must span before the
+	// circuit can open: a blip fails every caller at once, for a moment,
+	// and must not stop the traffic for a whole cooldown; an outage goes
+	// on failing. 0 lets failures of a single moment open it.
+	MinSpan time.Duration
 	// Cooldown is how long an opened circuit stays open before one probe
 	// may run. Each cooldown is drawn from Cooldown±Jitter·Cooldown.
 	Cooldown time.Duration
@@ -44,6 +49,7 @@ func Default() Config {
 		Window:       60 * time.Second,
 		Ratio:        0.5,
 		Min:          5,
+		MinSpan:      3 * time.Second,
 		Cooldown:     30 * time.Second,
 		Jitter:       0.2,
 		ProbeTimeout: 60 * time.Second,
@@ -61,6 +67,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ratio %v: must be in (0, 1]", c.Ratio)
 	case c.Min < 1:
 		return fmt.Errorf("min %d: must be at least 1", c.Min)
+	case c.MinSpan < 0 || c.MinSpan >= c.Window:
+		return fmt.Errorf("min span %v: must be at least 0 and shorter than the window %v", c.MinSpan, c.Window)
 	case c.Cooldown <= 0:
 		return fmt.Errorf("cooldown %v: must be positive", c.Cooldown)
 	case !(c.Jitter >= 0 && c.Jitter < 1):

@@ -130,6 +130,33 @@ func (cfg Config) state(c circuit, now time.Time) State {
 	return HalfOpen
 }
 
+// failureSpan returns how long the failures in the window ending at now
+// span, to the bucket: from the start of the first bucket with a failure
+// to the start of the last.
+func (cfg Config) failureSpan(c circuit, now time.Time) time.Duration {
+	ms, window := now.UnixMilli(), cfg.Window.Milliseconds()
+	first, last := int64(-1), int64(-1)
+	for _, b := range c.Buckets {
+		if ms-b.Start < window && b.Fail > 0 {
+			if first < 0 {
+				first = b.Start
+			}
+			last = b.Start
+		}
+	}
+	if first < 0 {
+		return 0
+	}
+	return time.Duration(last-first) * time.Millisecond
+}
+
+// minSpan is MinSpan to the bucket: a window whose buckets are wider than
+// MinSpan cannot tell a blip from an outage, and asks for no span.
+func (cfg Config) minSpan() time.Duration {
+	width := time.Duration(cfg.bucketWidth()) * time.Millisecond
+	return cfg.MinSpan / width * width
+}
+
 // counts returns the failures and attempts in the window ending at now.
 func (cfg Config) counts(c circuit, now time.Time) (failures, attempts int) {
 	ms, window := now.UnixMilli(), cfg.Window.Milliseconds()
@@ -195,7 +222,7 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 		return c
 	}
 	failures, attempts := cfg.counts(c, now)
-	if attempts >= cfg.Min && float64(failures)/float64(attempts) >= cfg.Ratio {
+	if attempts >= cfg.Min && float64(failures)/float64(attempts) >= cfg.Ratio && cfg.failureSpan(c, now) >= cfg.minSpan() {
 		c.Gen++
 		return cfg.trip(c, now, r)
 	}

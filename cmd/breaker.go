@@ -26,6 +26,7 @@ type breakerOptions struct {
 	Window   time.Duration
 	Ratio    float64
 	Min      int
+	MinSpan  time.Duration
 	Cooldown time.Duration
 	Tokens   float64
 	TokenPct float64
@@ -41,6 +42,7 @@ func defaultBreakerOptions() breakerOptions {
 		Window:   d.Window,
 		Ratio:    d.Ratio,
 		Min:      d.Min,
+		MinSpan:  d.MinSpan,
 		Cooldown: d.Cooldown,
 		Tokens:   d.Tokens,
 		TokenPct: d.TokenRatio,
@@ -67,6 +69,7 @@ func (b *breakerOptions) bindTunables(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&b.Window, "breaker-window"}, "breaker-window", "how far back the breaker counts attempts")
 	fs.Float64Var(&b.Ratio, "breaker-ratio", b.Ratio, "failure share in the window at which the circuit opens, in (0, 1]")
 	fs.Var(countValue{&b.Min, "breaker-min"}, "breaker-min", "attempts the window must hold before the circuit can open")
+	fs.Var(durationValue{&b.MinSpan, "breaker-min-span"}, "breaker-min-span", "how long the window's failures must span before the circuit can open, so a blip does not (0: any)")
 	fs.Var(durationValue{&b.Cooldown, "breaker-cooldown"}, "breaker-cooldown", "how long an open circuit waits (±20%) before one run probes")
 	fs.Float64Var(&b.Tokens, "budget-tokens", b.Tokens, "retry budget per key: failed attempts take a token; no retries at half or less")
 	fs.Float64Var(&b.TokenPct, "budget-ratio", b.TokenPct, "tokens a successful attempt gives back")
@@ -82,6 +85,8 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--breaker-min", Value: fmt.Sprint(b.Min), Want: "want 1 or more"}
 	case b.Window <= 0:
 		return c, &UsageError{Flag: "--breaker-window", Value: b.Window.String(), Want: "want a duration above 0, such as 60s"}
+	case b.MinSpan >= b.Window:
+		return c, &UsageError{Flag: "--breaker-min-span", Value: b.MinSpan.String(), Want: "want a duration shorter than --breaker-window " + b.Window.String()}
 	case b.Cooldown <= 0:
 		return c, &UsageError{Flag: "--breaker-cooldown", Value: b.Cooldown.String(), Want: "want a duration above 0, such as 30s"}
 	case b.Tokens <= 0:
@@ -89,7 +94,7 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 	case b.TokenPct < 0:
 		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
 	}
-	c.Window, c.Ratio, c.Min, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.Cooldown, b.Tokens, b.TokenPct
+	c.Window, c.Ratio, c.Min, c.MinSpan, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.MinSpan, b.Cooldown, b.Tokens, b.TokenPct
 	if err := c.Validate(); err != nil {
 		return c, &UsageError{Flag: "--breaker", Err: err}
 	}
