@@ -262,20 +262,7 @@ func (k *kitchen) sh(script string, env ...string) result {
 // run runs argv in the kitchen, finding argv[0] on the kitchen's PATH.
 func (k *kitchen) run(argv []string, env ...string) result {
 	k.t.Helper()
-	c := k.command(argv, env...)
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := c.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		k.t.Fatalf("run %q: %v", argv, err)
-	}
-	return r
+	return runCmd(k.t, k.command(argv, env...))
 }
 
 func (k *kitchen) command(argv []string, env ...string) *exec.Cmd {

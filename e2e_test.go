@@ -84,6 +84,15 @@ func runRetry(t *testing.T, dir string, stdin io.Reader, env []string, args ...s
 	c.Dir, c.Stdin = dir, stdin
 	c.Env = append(cleanEnv(), env...)
 	c.WaitDelay = 10 * time.Second // a killed retry's orphans may hold the pipes
+	r := runCmd(t, c)
+	require.NoError(t, ctx.Err(), "retry did not finish within a minute")
+	return r
+}
+
+// runCmd runs c to its end, capturing stdout and stderr, and says how it
+// ended; a command that cannot be run fails the test.
+func runCmd(t *testing.T, c *exec.Cmd) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -94,9 +103,8 @@ func runRetry(t *testing.T, dir string, stdin io.Reader, env []string, args ...s
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("run retry: %v", err)
+		t.Fatalf("run %q: %v", c.Args, err)
 	}
-	require.NoError(t, ctx.Err(), "retry did not finish within a minute")
 	return r
 }
 

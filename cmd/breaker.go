@@ -291,21 +291,22 @@ func circuitOpen(key string, s breaker.Status) string {
 func newBreakerCommand(deps Deps) *cobra.Command {
 	b := defaultBreakerOptions()
 	var asJSON bool
-	open := func() (*breaker.Breaker, breaker.Store, error) {
+	// with opens the store, calls f with a breaker over it, and closes it.
+	with := func(f func(*breaker.Breaker) error) error {
 		cfg, err := b.config()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		store, err := openStore(b.State, deps.Env)
 		if err != nil {
-			return nil, nil, &UsageError{Flag: "--state", Value: b.State, Err: err}
+			return &UsageError{Flag: "--state", Value: b.State, Err: err}
 		}
+		defer store.Close()
 		br, err := breaker.New(store, cfg, nil, nil)
 		if err != nil {
-			store.Close()
-			return nil, nil, err
+			return err
 		}
-		return br, store, nil
+		return f(br)
 	}
 	root := &cobra.Command{
 		Use:   "breaker",
@@ -319,24 +320,21 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Short: "List every circuit in the state store",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			br, store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			all, err := br.List(c.Context())
-			if err != nil {
-				return fmt.Errorf("list circuits: %w", err)
-			}
-			if asJSON {
-				return json.NewEncoder(c.OutOrStdout()).Encode(all)
-			}
-			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "KEY\tSTATE\tFAILED\tTOKENS\tNEXT PROBE")
-			for _, s := range all {
-				fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f/%.0f\t%s\n", s.Key, s.State, s.Failures, s.Attempts, s.Tokens, s.MaxTokens, nextProbe(s))
-			}
-			return w.Flush()
+			return with(func(br *breaker.Breaker) error {
+				all, err := br.List(c.Context())
+				if err != nil {
+					return fmt.Errorf("list circuits: %w", err)
+				}
+				if asJSON {
+					return json.NewEncoder(c.OutOrStdout()).Encode(all)
+				}
+				w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(w, "KEY\tSTATE\tFAILED\tTOKENS\tNEXT PROBE")
+				for _, s := range all {
+					fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f/%.0f\t%s\n", s.Key, s.State, s.Failures, s.Attempts, s.Tokens, s.MaxTokens, nextProbe(s))
+				}
+				return w.Flush()
+			})
 		},
 	}
 	status := &cobra.Command{
@@ -344,21 +342,18 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Short: "Show one circuit: state, window counts, tokens, time to the next probe",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			br, store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			s, err := br.Status(c.Context(), args[0])
-			if err != nil {
-				return fmt.Errorf("status of %q: %w", args[0], err)
-			}
-			if asJSON {
-				return json.NewEncoder(c.OutOrStdout()).Encode(s)
-			}
-			fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\n",
-				s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s))
-			return nil
+			return with(func(br *breaker.Breaker) error {
+				s, err := br.Status(c.Context(), args[0])
+				if err != nil {
+					return fmt.Errorf("status of %q: %w", args[0], err)
+				}
+				if asJSON {
+					return json.NewEncoder(c.OutOrStdout()).Encode(s)
+				}
+				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\n",
+					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s))
+				return nil
+			})
 		},
 	}
 	reset := &cobra.Command{
@@ -366,16 +361,13 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Short: "Forget everything about one circuit: closed, empty window, full budget",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			br, store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			if err := br.Reset(c.Context(), args[0]); err != nil {
-				return fmt.Errorf("reset %q: %w", args[0], err)
-			}
-			fmt.Fprintf(c.ErrOrStderr(), "retry: circuit %q reset\n", args[0])
-			return nil
+			return with(func(br *breaker.Breaker) error {
+				if err := br.Reset(c.Context(), args[0]); err != nil {
+					return fmt.Errorf("reset %q: %w", args[0], err)
+				}
+				fmt.Fprintf(c.ErrOrStderr(), "retry: circuit %q reset\n", args[0])
+				return nil
+			})
 		},
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
