@@ -181,7 +181,10 @@ func TestNaiveLoopHitsTheOutageHarderThanRetrysDefaults(t *testing.T) {
 	}
 	require.Positive(t, naive.OutageClients, "some naive clients met the outage")
 	require.Positive(t, defaults.OutageClients, "some clients with the defaults met the outage")
-	assert.Greater(t, naive.OutageRequests, defaults.OutageRequests)
+	// Compare per client caught in the outage, not in total: how many
+	// clients start before the outage begins depends on how fast the
+	// machine launches them, so one more client caught (9 against 8 in
+	// one loaded CI run) can outweigh the defaults' fewer attempts each.
 	assert.Greater(t, naive.OutageMean, defaults.OutageMean, "per client caught in the outage")
 	assert.LessOrEqual(t, defaults.AttemptsMax, 5)
 }
