@@ -16,8 +16,8 @@ const SpoolMemory = 8 << 20
 const spoolChunk = 64 << 10
 
 // spool is an append-only store of bytes: in memory up to a limit, then in
-// a private temporary file (mode 0600, unlinked as soon as it is created, so
-// nothing is left behind even if retry is killed). It is safe for one writer
+// a private temporary file (mode 0600 and nameless, so nothing is left
+// behind even if retry is killed). It is safe for one writer
 // and many readers at once.
 type spool struct {
 	limit int
@@ -68,14 +68,8 @@ func (s *spool) Write(p []byte) (int, error) {
 
 // spill moves the bytes held in memory to a new temporary file.
 func (s *spool) spill() error {
-	f, err := os.CreateTemp(s.dir, "retry-spool-*") // CreateTemp uses mode 0600
+	f, err := privateTemp(s.dir)
 	if err != nil {
-		return err
-	}
-	// Unlinked at once: the open descriptor keeps the data, and no file is
-	// left behind whatever way retry ends.
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return err
 	}
 	var off int64
@@ -88,6 +82,21 @@ func (s *spool) spill() error {
 	}
 	s.file, s.mem = f, nil
 	return nil
+}
+
+// unlinkedTemp creates a temporary file in dir and removes its name at
+// once: the open descriptor keeps the data, and no file is left behind
+// whatever way retry ends.
+func unlinkedTemp(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "retry-spool-*") // CreateTemp uses mode 0600
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // Size returns how many bytes have been appended.

@@ -1,0 +1,33 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+// A spilled spool holds the child's output or our stdin: no other process
+// may see a name for it in the temporary directory, not even between
+// creating the file and unlinking it. inotify reports every name created
+// in the directory, so an empty event queue proves there never was one.
+func TestSpoolSpillsToAFileThatNeverHasAName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	require.NoError(t, err)
+	defer unix.Close(in)
+	_, err = unix.InotifyAddWatch(in, dir, unix.IN_CREATE|unix.IN_MOVED_TO)
+	require.NoError(t, err)
+
+	s := newSpool(4, dir)
+	defer s.Close()
+	_, err = s.Write([]byte("more than four bytes"))
+	require.NoError(t, err)
+	require.NotNil(t, s.file, "past the limit the bytes move to a file")
+
+	buf := make([]byte, 4096)
+	n, err := unix.Read(in, buf)
+	assert.Equal(t, unix.EAGAIN, err, "no name was created in %s (%d bytes of events)", dir, n)
+}
