@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -184,4 +185,30 @@ func sigName(sig syscall.Signal) string {
 		return "SIGHUP"
 	}
 	return sig.String()
+}
+
+// A shell leaves a signal it was started with ignored ignored: `nohup
+// retry ...` must not stop on SIGHUP, nor a script's background `retry ...
+// &` on SIGINT, and the attempt inherits them ignored, as it would without
+// retry. Ignored signals are dropped when sent, so the SIGTERM sent after
+// them is the first signal retry receives. (SIGQUIT is the exception: the
+// Go runtime installs its own handler for it whatever it inherits.)
+func TestSignalsIgnoredAtStartStayIgnoredForRetryAndTheAttempt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := fmt.Sprintf(`grep SigIgn /proc/$$/status > '%[1]s/ignored'; while :; do sleep 0.01; done`, dir)
+	r := startProgramToFiles(t, nil, "sh", "-c", `trap "" HUP INT; exec "$0" "$@"`, retryBin, "--", "sh", "-c", script)
+	lines := awaitLines(t, filepath.Join(dir, "ignored"), 2)
+
+	mask, err := strconv.ParseUint(lines[1], 16, 64)
+	require.NoError(t, err, lines)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		assert.NotZero(t, mask&(1<<(sig-1)), "the attempt inherits %v ignored (SigIgn %s)", sig, lines[1])
+		require.NoError(t, r.cmd.Process.Signal(sig))
+	}
+	require.NoError(t, r.cmd.Process.Signal(syscall.SIGTERM))
+	res := r.wait(t)
+	assert.Equal(t, 128+int(syscall.SIGTERM), res.code, res.stderr)
+	assert.NotContains(t, res.stderr, "SIGHUP")
+	assert.NotContains(t, res.stderr, "SIGINT")
 }

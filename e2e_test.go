@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ import (
 var retryBin string
 
 func TestMain(m *testing.M) {
+	startSignalsAtDefaults()
 	dir, err := os.MkdirTemp("", "retry-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -46,6 +48,20 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// startSignalsAtDefaults lets the processes the tests start receive
+// SIGHUP and SIGINT even when the suite itself runs with them
+// ignored (under nohup, or as a script's background job), as they would
+// from a terminal: ignored signals stay ignored across exec, caught ones
+// are reset to their defaults.
+func startSignalsAtDefaults() {
+	sink := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if signal.Ignored(sig) {
+			signal.Notify(sink, sig)
+		}
+	}
 }
 
 type result struct {

@@ -6,12 +6,18 @@
 // forwarded to the attached attempt. A second SIGINT or SIGTERM kills the
 // attempt's process group; a repeated SIGHUP or SIGQUIT is forwarded again.
 // The first signal is remembered for the 128+n exit code.
+//
+// A SIGHUP or SIGINT that retry was started with ignored stays ignored, as
+// a shell leaves it: `nohup retry ...` keeps ignoring SIGHUP, and a
+// script's background `retry ... &` keeps ignoring SIGINT, for retry and its
+// attempts alike. (The Go runtime handles SIGQUIT whatever it inherits.)
 package signals
 
 import (
 	"context"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 )
@@ -20,6 +26,14 @@ import (
 func Handled() []os.Signal {
 	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 }
+
+// caught returns the handled signals that were not ignored when the
+// process first asked: after a Relay stops with a signal received, the
+// handled signals are ignored on purpose, and a later Listen in the same
+// process (tests) must still catch them.
+var caught = sync.OnceValue(func() []os.Signal {
+	return slices.DeleteFunc(Handled(), signal.Ignored)
+})
 
 // Target is what a signal is forwarded to: in practice the process group
 // of the running attempt.
@@ -51,7 +65,7 @@ func Listen(parent context.Context) (context.Context, *Relay) {
 		pipe:   make(chan os.Signal, 1),
 		done:   make(chan struct{}),
 	}
-	signal.Notify(r.ch, Handled()...)
+	signal.Notify(r.ch, caught()...)
 	// A write to a closed stdout or stderr then fails with EPIPE instead of
 	// killing retry on the spot, so retry can stop the attempt and exit
 	// with the SIGPIPE status itself. The channel is never read: only the
@@ -127,7 +141,7 @@ func (r *Relay) Received() syscall.Signal {
 // default actions come back.
 func (r *Relay) Stop() {
 	if r.Received() != 0 {
-		signal.Ignore(Handled()...)
+		signal.Ignore(caught()...)
 	}
 	signal.Stop(r.pipe)
 	signal.Stop(r.ch)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"syscall"
 	"testing"
@@ -19,6 +20,20 @@ import (
 // helpers send real signals to their own process, which must not be the
 // test binary itself.
 const helperEnv = "SIGNALS_TEST_HELPER"
+
+// TestMain lets the helpers receive SIGHUP and SIGINT even when the suite
+// runs with them ignored (under nohup, or as a script's background job):
+// ignored signals stay ignored across exec, and Listen would leave them
+// so; caught ones are reset to their defaults.
+func TestMain(m *testing.M) {
+	sink := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if signal.Ignored(sig) {
+			signal.Notify(sink, sig)
+		}
+	}
+	os.Exit(m.Run())
+}
 
 // runHelper runs the test named test in a child test binary with helper
 // set, and returns its output and exit code (-1 when a signal killed it).
