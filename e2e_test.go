@@ -534,6 +534,29 @@ func TestSubcommandShadowsAProgramUnlessDashDashComesFirst(t *testing.T) {
 	assert.Regexp(t, `^retry \S+ \(commit \S+, built \S+\)\n$`, r.stdout)
 }
 
+func TestVersionFlagWinsOverTheCommandAndStaysOutOfPolicies(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "--version", "--", "false")
+	assert.Equal(t, 0, r.code, "--version prints and runs nothing")
+	assert.Regexp(t, `^retry \S+ \(commit \S+, built \S+\)\n$`, r.stdout)
+
+	r = retry(t, []string{"RETRY_OPTS=--version"}, "-n", "1", "--", "true")
+	assert.Equal(t, 125, r.code, "RETRY_OPTS holds run settings, not --version: %s", r.stderr)
+	assert.Contains(t, r.stderr, "RETRY_OPTS")
+}
+
+// A text/template reachable anywhere in the binary (cobra runs one for a
+// custom version or help template) makes the linker keep every exported
+// method of every type: go-redis's thousands doubled the binary, to 17 MB
+// stripped, and every start paid for it.
+func TestBinaryLetsTheLinkerDropUnusedMethods(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(retryBin)
+	require.NoError(t, err)
+	assert.False(t, bytes.Contains(data, []byte("reflect.Value.MethodByName")),
+		"reflect.Value.MethodByName is linked in: a template or reflection on method names is reachable")
+}
+
 func TestQuietKeepsOnlyTheGiveUpLine(t *testing.T) {
 	t.Parallel()
 	r := retry(t, nil, "-q", "-n", "3", "--fast-delay", "1ms", "--", "sh", "-c", "exit 4")

@@ -88,6 +88,7 @@ func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 
 func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string) *cobra.Command {
 	o := defaultOptions()
+	var printVersion bool
 	root := &cobra.Command{
 		Use:   "retry [flags] [--] COMMAND [ARG...]",
 		Short: "Run a command and retry it when it fails for a reason that may pass",
@@ -110,8 +111,11 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versionLine(),
 		RunE: func(c *cobra.Command, args []string) error {
+			if printVersion {
+				_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
+				return err
+			}
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
@@ -122,11 +126,16 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	}
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
-	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
+	// Our own --version, not cobra's: cobra prints its version through a
+	// text/template, and a reachable template keeps every exported method
+	// of every type in the binary (go-redis has thousands), which doubled
+	// the binary and slowed every start. Help first, as cobra lists them.
+	root.InitDefaultHelpFlag()
+	root.Flags().BoolVar(&printVersion, "version", false, "version for retry")
 	plan := newPlan(deps, &sources)
 	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), plan)
 	registerCompletions(root, deps)
