@@ -150,6 +150,31 @@ func TestRegularFileStdinIsRewoundNotCopied(t *testing.T) {
 	}
 }
 
+func TestDevNullStdinIsHandedOverNotPiped(t *testing.T) {
+	t.Parallel()
+	null, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer null.Close()
+	src, err := newStdin(StdinReplay, null, "")
+	require.NoError(t, err)
+	defer src.close()
+	for range 2 {
+		in, done, err := src.forAttempt()
+		require.NoError(t, err)
+		assert.Same(t, null, in, "the attempt gets /dev/null itself")
+		done()
+	}
+
+	// Another character device is a stream: it is recorded.
+	zero, err := os.Open("/dev/zero")
+	require.NoError(t, err)
+	defer zero.Close()
+	src, err = newStdin(StdinReplay, zero, "")
+	require.NoError(t, err)
+	defer src.close()
+	assert.IsType(t, &tape{}, src)
+}
+
 // lines is a LineScanner that records what it sees.
 type lines struct {
 	mu  sync.Mutex

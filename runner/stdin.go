@@ -15,7 +15,8 @@ const (
 	// reads on from where the earlier one stopped.
 	StdinInherit StdinMode = iota
 	// StdinReplay gives every attempt the whole input: a regular file is
-	// rewound for each attempt; anything else is recorded as the first
+	// rewound for each attempt; /dev/null is handed over as it is;
+	// anything else is recorded as the first
 	// attempt reads it and replayed to later attempts before the rest of
 	// the stream.
 	StdinReplay
@@ -39,12 +40,25 @@ func newStdin(mode StdinMode, f *os.File, tempDir string) (stdinSource, error) {
 	case mode == StdinInherit:
 		return inheritStdin{f}, nil
 	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err == nil && fi.Mode().IsRegular() {
 		if start, err := f.Seek(0, io.SeekCurrent); err == nil {
 			return &rewindStdin{f: f, start: start}, nil
 		}
 	}
+	if err == nil && isDevNull(fi) {
+		// Always empty: every attempt sees the same input without a
+		// pipe, and sees /dev/null itself, as it would without retry
+		// (cron jobs and CI steps run with it).
+		return inheritStdin{f}, nil
+	}
 	return newTape(f, tempDir), nil
+}
+
+// isDevNull reports whether fi is the null device.
+func isDevNull(fi os.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 type nullStdin struct{}
