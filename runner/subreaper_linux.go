@@ -65,6 +65,9 @@ func reapOrphans(ours func(pid int) bool) (stop func()) {
 // reapZombies reaps our zombie children that are neither ours nor
 // process group leaders in our session.
 func reapZombies(ours func(pid int) bool) {
+	if !anyZombie() {
+		return // the usual case: no child has exited but those already waited for
+	}
 	self := os.Getpid()
 	sid, err := unix.Getsid(0)
 	if err != nil {
@@ -84,6 +87,21 @@ func reapZombies(ours func(pid int) bool) {
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
 	}
+}
+
+// anyZombie reports whether a child of ours has exited and not been reaped
+// (or whether it cannot tell): one waitid that reaps nothing, where a
+// sweep reads a file per thread and per child.
+func anyZombie() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	switch {
+	case err == unix.ECHILD:
+		return false // no children at all
+	case err != nil:
+		return true
+	}
+	return info.Signo != 0 // SIGCHLD for the zombie it found; left zero when there is none
 }
 
 // children lists our child processes from /proc/self/task/*/children (a

@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,4 +32,16 @@ func TestSpoolSpillsToAFileThatNeverHasAName(t *testing.T) {
 	buf := make([]byte, 4096)
 	n, err := unix.Read(in, buf)
 	assert.Equal(t, unix.EAGAIN, err, "no name was created in %s (%d bytes of events)", dir, n)
+}
+
+// Not parallel: other tests' children would be zombies too for a moment.
+func TestAnyZombieSeesAnExitedChildWithoutReapingIt(t *testing.T) {
+	p, err := os.StartProcess("/bin/sh", []string{"sh", "-c", "exit 3"}, &os.ProcAttr{})
+	require.NoError(t, err)
+	require.Eventually(t, anyZombie, 10*time.Second, time.Millisecond, "the exited child is seen")
+
+	st, err := p.Wait()
+	require.NoError(t, err, "the peek left the zombie for its own Wait")
+	assert.Equal(t, 3, st.ExitCode())
+	assert.False(t, anyZombie(), "no zombie once it is reaped")
 }
