@@ -15,6 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 # Built as a release is: static, stripped.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/retry" .
 go build -o "$tmp/bench" ./scripts/bench
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/depsonly" ./scripts/bench/depsonly
 
 bytes=$((1 << 30)) runs=30 trials=100
 if [ -n "${QUICK:-}" ]; then
@@ -23,7 +24,7 @@ fi
 
 echo "# retry benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-"$tmp/bench" -retry "$tmp/retry" -runs "$runs" -bytes "$bytes" -trials "$trials"
+"$tmp/bench" -retry "$tmp/retry" -deps "$tmp/depsonly" -runs "$runs" -bytes "$bytes" -trials "$trials"
 echo "## Peak RSS (/usr/bin/time -v)"
 echo
 scripts/rss.sh "$tmp/retry" "$bytes"

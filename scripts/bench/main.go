@@ -3,7 +3,8 @@
 // so only ratios mean anything):
 //
 //   - start-up: `retry -- true` against `true`, an empty Go program, the
-//     empty Go program followed by `true`, and `sh -c true`; median of N
+//     empty Go program followed by `true`, and `sh -c true`, and with -deps
+//     a program that only initialises retry's dependencies; median of N
 //     interleaved runs each, and peak RSS;
 //   - pass-through: 1 GiB through stdout or stderr to a pipe, with and
 //     without 20 output patterns, against the writer writing straight to
@@ -15,7 +16,7 @@
 //
 // Usage, from the module root:
 //
-//	go run ./scripts/bench -retry /path/to/retry [-runs 30] [-bytes 1073741824] [-trials 100]
+//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-runs 30] [-bytes 1073741824] [-trials 100]
 //
 // It prints Markdown tables for docs/benchmarks.md. The helper programs it
 // needs (an empty Go program, a line writer, a signal-receiving child) are
@@ -41,6 +42,7 @@ import (
 func main() {
 	role := flag.String("role", "", "internal: run as a helper (empty, writer, child)")
 	retry := flag.String("retry", "", "the retry binary to measure")
+	deps := flag.String("deps", "", "the depsonly program (scripts/bench/depsonly): retry's dependencies, initialised, no work; optional")
 	runs := flag.Int("runs", 30, "runs per start-up variant")
 	bytes := flag.Int64("bytes", 1<<30, "bytes per pass-through measurement")
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
@@ -66,7 +68,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	b := &bench{retry: *retry, self: self}
+	b := &bench{retry: *retry, self: self, deps: *deps}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
 	b.startup(*runs)
 	b.passThrough(*bytes)
@@ -75,6 +77,7 @@ func main() {
 
 type bench struct {
 	retry, self string
+	deps        string // the depsonly program, or empty
 }
 
 // measured is one run of a command: wall time and peak RSS.
@@ -122,6 +125,12 @@ func (b *bench) startup(runs int) {
 		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
+	}
+	if b.deps != "" {
+		variants = append(variants[:4:4],
+			variant{"retry's dependencies initialised, no work (`depsonly`)", [][]string{{b.deps}}},
+			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}},
+			variants[4])
 	}
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))

@@ -1,0 +1,54 @@
+// Command depsonly loads every package that retry's own packages import,
+// runs their initialisation and exits: what any retry start pays before
+// its main function runs, measured beside `retry -- true` by
+// scripts/bench. TestDepsOnlyImportsWhatRetryImports keeps the list in
+// step with retry's imports.
+package main
+
+import (
+	_ "bytes"
+	_ "cmp"
+	_ "context"
+	_ "crypto/rand"
+	_ "crypto/sha256"
+	_ "encoding/binary"
+	_ "encoding/hex"
+	_ "encoding/json"
+	_ "errors"
+	_ "fmt"
+	_ "github.com/creack/pty"
+	_ "github.com/gofrs/flock"
+	_ "github.com/mattn/go-shellwords"
+	_ "github.com/pelletier/go-toml/v2"
+	_ "github.com/redis/go-redis/v9"
+	_ "github.com/redis/go-redis/v9/maintnotifications"
+	_ "github.com/spf13/cobra"
+	_ "github.com/spf13/pflag"
+	_ "golang.org/x/sys/unix"
+	_ "golang.org/x/term"
+	_ "io"
+	_ "io/fs"
+	_ "math"
+	_ "math/rand/v2"
+	_ "net/url"
+	_ "os"
+	_ "os/exec"
+	_ "os/signal"
+	_ "path"
+	_ "path/filepath"
+	_ "regexp"
+	_ "regexp/syntax"
+	_ "runtime/debug"
+	_ "slices"
+	_ "sort"
+	_ "strconv"
+	_ "strings"
+	_ "sync"
+	_ "sync/atomic"
+	_ "syscall"
+	_ "text/tabwriter"
+	_ "time"
+	_ "unicode/utf8"
+)
+
+func main() {}
