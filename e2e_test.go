@@ -607,7 +607,9 @@ func ptyRetry(t *testing.T, args ...string) (c *exec.Cmd, tty *os.File, output f
 	var mu sync.Mutex
 	var buf strings.Builder
 	done = make(chan struct{})
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		b := make([]byte, 4096)
 		for {
 			n, err := tty.Read(b)
@@ -615,12 +617,19 @@ func ptyRetry(t *testing.T, args ...string) (c *exec.Cmd, tty *os.File, output f
 			buf.Write(b[:n])
 			mu.Unlock()
 			if err != nil {
-				return
+				return // EIO once no process holds the terminal and all was read
 			}
 		}
 	}()
 	go func() {
 		_ = c.Wait()
+		// What retry wrote before it exited may still be in the terminal's
+		// buffer: done means all of it is in output too, unless a process
+		// retry left behind holds the terminal open.
+		select {
+		case <-read:
+		case <-time.After(5 * time.Second):
+		}
 		close(done)
 	}()
 	t.Cleanup(func() {
