@@ -3,9 +3,10 @@
 // so only ratios mean anything):
 //
 //   - start-up: `retry -- true` against `true`, an empty Go program, the
-//     empty Go program followed by `true`, and `sh -c true`, and with -deps
-//     a program that only initialises retry's dependencies; median of N
-//     interleaved runs each, and peak RSS;
+//     empty Go program followed by `true`, `sh -c true`, a Go program that
+//     runs `true` with os/exec, and with -deps a program that only
+//     initialises retry's dependencies; median of N interleaved runs each,
+//     and peak RSS;
 //   - pass-through: 1 GiB through stdout or stderr to a pipe, with and
 //     without 20 output patterns, against the writer writing straight to
 //     the same pipe; MB/s and peak RSS;
@@ -16,7 +17,7 @@
 //
 // Usage, from the module root:
 //
-//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-runs 30] [-bytes 1073741824] [-trials 100]
+//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
 //
 // It prints Markdown tables for docs/benchmarks.md. The helper programs it
 // needs (an empty Go program, a line writer, a signal-receiving child) are
@@ -40,17 +41,24 @@ import (
 )
 
 func main() {
-	role := flag.String("role", "", "internal: run as a helper (empty, writer, child)")
+	role := flag.String("role", "", "internal: run as a helper (empty, exec-true, writer, child)")
 	retry := flag.String("retry", "", "the retry binary to measure")
 	deps := flag.String("deps", "", "the depsonly program (scripts/bench/depsonly): retry's dependencies, initialised, no work; optional")
 	runs := flag.Int("runs", 30, "runs per start-up variant")
 	bytes := flag.Int64("bytes", 1<<30, "bytes per pass-through measurement")
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
 	stream := flag.String("stream", "stdout", "internal: the writer's stream")
+	only := flag.String("only", "startup,passthrough,signals", "the measurements to run, comma-separated")
 	flag.Parse()
 
 	switch *role {
 	case "empty":
+		return
+	case "exec-true":
+		// The least any Go wrapper does: start `true`, wait for it.
+		if err := exec.Command("true").Run(); err != nil {
+			os.Exit(1)
+		}
 		return
 	case "writer":
 		writer(*bytes, *stream)
@@ -70,9 +78,16 @@ func main() {
 	}
 	b := &bench{retry: *retry, self: self, deps: *deps}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
-	b.startup(*runs)
-	b.passThrough(*bytes)
-	b.signals(*trials)
+	parts := strings.Split(*only, ",")
+	if slices.Contains(parts, "startup") {
+		b.startup(*runs)
+	}
+	if slices.Contains(parts, "passthrough") {
+		b.passThrough(*bytes)
+	}
+	if slices.Contains(parts, "signals") {
+		b.signals(*trials)
+	}
 }
 
 type bench struct {
@@ -124,13 +139,14 @@ func (b *bench) startup(runs int) {
 		{"empty Go program", [][]string{{b.self, "-role", "empty"}}},
 		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
+		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
 		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
 	}
 	if b.deps != "" {
-		variants = append(variants[:4:4],
+		variants = append(variants[:5:5],
 			variant{"retry's dependencies initialised, no work (`depsonly`)", [][]string{{b.deps}}},
 			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}},
-			variants[4])
+			variants[5])
 	}
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))
