@@ -31,17 +31,21 @@ type Deps struct {
 	Env []string
 	// Starter starts attempts; nil means real processes (runner.Exec).
 	Starter runner.Starter
+	// Signals are the signals to catch and forward; nil means all of
+	// signals.Handled().
+	Signals []os.Signal
 }
 
-// SystemDeps returns the process's own streams and environment.
+// SystemDeps returns the process's own streams and environment, and the
+// signals it was not started with ignored (a shell leaves those ignored).
 func SystemDeps() Deps {
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ()}
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable()}
 }
 
 // Main runs retry with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, deps Deps) int {
-	ctx, relay := signals.Listen(ctx)
+	ctx, relay := signals.Listen(ctx, deps.Signals)
 	defer relay.Stop()
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)

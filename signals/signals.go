@@ -10,7 +10,9 @@
 // A SIGHUP or SIGINT that retry was started with ignored stays ignored, as
 // a shell leaves it: `nohup retry ...` keeps ignoring SIGHUP, and a
 // script's background `retry ... &` keeps ignoring SIGINT, for retry and its
-// attempts alike. (The Go runtime handles SIGQUIT whatever it inherits.)
+// attempts alike. SIGTERM and SIGQUIT are caught whatever the process
+// inherits (the Go runtime handles SIGQUIT in any case), so attempts get
+// them at their defaults.
 package signals
 
 import (
@@ -27,13 +29,12 @@ func Handled() []os.Signal {
 	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 }
 
-// caught returns the handled signals that were not ignored when the
-// process first asked: after a Relay stops with a signal received, the
-// handled signals are ignored on purpose, and a later Listen in the same
-// process (tests) must still catch them.
-var caught = sync.OnceValue(func() []os.Signal {
+// Catchable returns the handled signals that this process was not started
+// with ignored: what Listen should catch. Call it before the first Listen,
+// which changes what counts as ignored.
+func Catchable() []os.Signal {
 	return slices.DeleteFunc(Handled(), signal.Ignored)
-})
+}
 
 // Target is what a signal is forwarded to: in practice the process group
 // of the running attempt.
@@ -48,6 +49,8 @@ type Relay struct {
 	pipe   chan os.Signal
 	done   chan struct{}
 
+	sigs []os.Signal // the signals caught
+
 	mu       sync.Mutex
 	first    syscall.Signal
 	received int
@@ -55,17 +58,23 @@ type Relay struct {
 	target   Target
 }
 
-// Listen starts catching the handled signals. The returned context is
-// cancelled by the first of them. Call Stop when the run is over.
-func Listen(parent context.Context) (context.Context, *Relay) {
+// Listen starts catching sigs, nil meaning all the handled signals (pass
+// Catchable() to leave alone those the process was started with ignored).
+// The returned context is cancelled by the first of them. Call Stop when
+// the run is over.
+func Listen(parent context.Context, sigs []os.Signal) (context.Context, *Relay) {
+	if sigs == nil {
+		sigs = Handled()
+	}
 	ctx, cancel := context.WithCancel(parent)
 	r := &Relay{
+		sigs:   sigs,
 		cancel: cancel,
 		ch:     make(chan os.Signal, 8),
 		pipe:   make(chan os.Signal, 1),
 		done:   make(chan struct{}),
 	}
-	signal.Notify(r.ch, caught()...)
+	signal.Notify(r.ch, r.sigs...)
 	// A write to a closed stdout or stderr then fails with EPIPE instead of
 	// killing retry on the spot, so retry can stop the attempt and exit
 	// with the SIGPIPE status itself. The channel is never read: only the
@@ -141,7 +150,7 @@ func (r *Relay) Received() syscall.Signal {
 // default actions come back.
 func (r *Relay) Stop() {
 	if r.Received() != 0 {
-		signal.Ignore(caught()...)
+		signal.Ignore(r.sigs...)
 	}
 	signal.Stop(r.pipe)
 	signal.Stop(r.ch)

@@ -31,7 +31,7 @@ func (r *recorder) signals() []syscall.Signal {
 }
 
 func TestFirstSignalCancelsAndIsForwarded(t *testing.T) {
-	ctx, relay := Listen(context.Background())
+	ctx, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
 	target := &recorder{}
 	detach := relay.Attach(target)
@@ -45,7 +45,7 @@ func TestFirstSignalCancelsAndIsForwarded(t *testing.T) {
 
 func TestSecondInterruptKillsTheGroup(t *testing.T) {
 	for _, second := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		_, relay := Listen(context.Background())
+		_, relay := Listen(context.Background(), nil)
 		target := &recorder{}
 		relay.Attach(target)
 		relay.Deliver(syscall.SIGINT)
@@ -57,7 +57,7 @@ func TestSecondInterruptKillsTheGroup(t *testing.T) {
 }
 
 func TestRepeatedHangupIsForwardedAgainNotEscalated(t *testing.T) {
-	_, relay := Listen(context.Background())
+	_, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
 	target := &recorder{}
 	relay.Attach(target)
@@ -67,7 +67,7 @@ func TestRepeatedHangupIsForwardedAgainNotEscalated(t *testing.T) {
 }
 
 func TestSignalBeforeAttachReachesTheAttemptWhenItStarts(t *testing.T) {
-	_, relay := Listen(context.Background())
+	_, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
 	relay.Deliver(syscall.SIGTERM)
 	relay.Deliver(syscall.SIGTERM)
@@ -77,7 +77,7 @@ func TestSignalBeforeAttachReachesTheAttemptWhenItStarts(t *testing.T) {
 }
 
 func TestDetachedTargetGetsNothing(t *testing.T) {
-	_, relay := Listen(context.Background())
+	_, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
 	target := &recorder{}
 	detach := relay.Attach(target)
@@ -87,7 +87,7 @@ func TestDetachedTargetGetsNothing(t *testing.T) {
 }
 
 func TestRealSignalToTheProcessIsCaught(t *testing.T) {
-	ctx, relay := Listen(context.Background())
+	ctx, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
 	target := &recorder{}
 	relay.Attach(target)

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 
@@ -24,11 +25,12 @@ const helperEnv = "SIGNALS_TEST_HELPER"
 // TestMain lets the helpers receive SIGHUP and SIGINT even when the suite
 // runs with them ignored (under nohup, or as a script's background job):
 // ignored signals stay ignored across exec, and Listen would leave them
-// so; caught ones are reset to their defaults.
+// so; caught ones are reset to their defaults. The "ignored" helper keeps
+// what it was started with.
 func TestMain(m *testing.M) {
 	sink := make(chan os.Signal, 1)
 	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if signal.Ignored(sig) {
+		if signal.Ignored(sig) && os.Getenv(helperEnv) != "ignored" {
 			signal.Notify(sink, sig)
 		}
 	}
@@ -54,7 +56,7 @@ func TestLaterSignalsCannotKillAProcessStoppedByASignal(t *testing.T) {
 	if h := os.Getenv(helperEnv); h != "" {
 		first, later := syscall.SIGHUP, syscall.Signal(0)
 		_, _ = fmt.Sscanf(h, "later=%d", &later)
-		ctx, relay := Listen(context.Background())
+		ctx, relay := Listen(context.Background(), nil)
 		_ = syscall.Kill(os.Getpid(), first)
 		<-ctx.Done()
 		relay.Stop()
@@ -77,7 +79,7 @@ func TestLaterSignalsCannotKillAProcessStoppedByASignal(t *testing.T) {
 
 func TestStopWithoutASignalLeavesTheDefaultActions(t *testing.T) {
 	if os.Getenv(helperEnv) == "default" {
-		_, relay := Listen(context.Background())
+		_, relay := Listen(context.Background(), nil)
 		relay.Stop()
 		runtime.LockOSThread()
 		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGTERM)
@@ -88,4 +90,26 @@ func TestStopWithoutASignalLeavesTheDefaultActions(t *testing.T) {
 	out, code := runHelper(t, t.Name(), "default")
 	assert.Equal(t, -1, code, "killed by SIGTERM as any program would be: %s", out)
 	assert.NotContains(t, out, "survived")
+}
+
+func TestSignalsIgnoredAtStartAreNotCaught(t *testing.T) {
+	if os.Getenv(helperEnv) == "ignored" {
+		sigs := Catchable()
+		ctx, relay := Listen(context.Background(), sigs)
+		runtime.LockOSThread()
+		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGHUP)
+		// An ignored signal is dropped when sent, so SIGTERM is the first
+		// the relay sees; a caught SIGHUP would come first, being lower.
+		_ = unix.Tgkill(os.Getpid(), unix.Gettid(), syscall.SIGTERM)
+		<-ctx.Done()
+		fmt.Println("catching SIGHUP", slices.Contains(sigs, os.Signal(syscall.SIGHUP)), "first", relay.Received())
+		os.Exit(0)
+	}
+	t.Parallel()
+	// sh passes on the SIGHUP it was told to ignore, as nohup does.
+	c := exec.Command("sh", "-c", `trap "" HUP; exec "$0" "$@"`, os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	c.Env = append(os.Environ(), helperEnv+"=ignored")
+	out, err := c.CombinedOutput()
+	require.NoError(t, err, "the SIGHUP must not end the helper: %s", out)
+	assert.Contains(t, string(out), "catching SIGHUP false first terminated", "SIGHUP stays ignored; SIGTERM is caught")
 }
