@@ -67,6 +67,13 @@ func main() {
 		child()
 		return
 	}
+	parts := strings.Split(*only, ",")
+	for _, p := range parts {
+		if !slices.Contains([]string{"startup", "passthrough", "signals"}, p) {
+			fmt.Fprintf(os.Stderr, "bench: -only %q: want a comma-separated list of startup, passthrough, signals\n", *only)
+			os.Exit(2)
+		}
+	}
 	if *retry == "" {
 		fmt.Fprintln(os.Stderr, "bench: -retry PATH is required")
 		os.Exit(2)
@@ -78,7 +85,6 @@ func main() {
 	}
 	b := &bench{retry: *retry, self: self, deps: *deps}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
-	parts := strings.Split(*only, ",")
 	if slices.Contains(parts, "startup") {
 		b.startup(*runs)
 	}
@@ -142,11 +148,12 @@ func (b *bench) startup(runs int) {
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
 		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
 	}
-	if b.deps != "" {
-		variants = append(variants[:5:5],
+	if b.deps != "" { // beside retry, just before it
+		last := len(variants) - 1
+		variants = append(variants[:last:last],
 			variant{"retry's dependencies initialised, no work (`depsonly`)", [][]string{{b.deps}}},
 			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}},
-			variants[5])
+			variants[last])
 	}
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))
