@@ -543,6 +543,12 @@ func TestVersionFlagWinsOverTheCommandAndStaysOutOfPolicies(t *testing.T) {
 	r = retry(t, []string{"RETRY_OPTS=--version"}, "-n", "1", "--", "true")
 	assert.Equal(t, 125, r.code, "RETRY_OPTS holds run settings, not --version: %s", r.stderr)
 	assert.Contains(t, r.stderr, "RETRY_OPTS")
+
+	dir := project(t, "[policies.v]\nversion = true\n")
+	r = retryAt(t, dir, nil, "-p", "v", "--", "true")
+	assert.Equal(t, 125, r.code, "a policy holds run settings, not --version: %s", r.stderr)
+	assert.Contains(t, r.stderr, "version")
+	assert.Empty(t, r.stdout)
 }
 
 // A text/template reachable anywhere in the binary (cobra runs one for a
