@@ -37,6 +37,7 @@ func TestBadValuesAreRefusedInOneLineNamingTheFlag(t *testing.T) {
 		{[]string{"-n", "99999999999999999999"}, `retry: --attempts: "99999999999999999999": want a whole number`},
 		{[]string{"--breaker-ratio", "2"}, `retry: --breaker-ratio: "2": want a share above 0 and at most 1`},
 		{[]string{"--breaker-window", "0"}, `retry: --breaker-window: "0s": want a duration above 0`},
+		{[]string{"--state-timeout", "0"}, `retry: --state-timeout: "0s": want a duration above 0`},
 		{[]string{"--stdin", "bogus"}, `retry: --stdin: "bogus": want auto, replay, inherit or null`},
 		{[]string{"--log-format", "xml"}, `retry: --log-format: "xml": want text or json`},
 		{[]string{"--env", "=x"}, `retry: --env: "=x": want KEY=VALUE`},

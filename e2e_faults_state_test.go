@@ -345,12 +345,17 @@ func slowProxy(t *testing.T, addr string, delay time.Duration) string {
 func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name  string
-		delay time.Duration
-		works bool
+		name    string
+		delay   time.Duration
+		timeout string // --state-timeout
+		works   bool
 	}{
-		{"slow within the timeout", 20 * time.Millisecond, true},
-		{"slower than the timeout", 600 * time.Millisecond, false},
+		// 5 s, not the default 250 ms, where the store must work: a
+		// loaded test machine once took longer than 250 ms for a 40 ms
+		// round trip, and retry rightly went on without the breaker.
+		{"slow within the timeout", 20 * time.Millisecond, "5s", true},
+		{"slower than the default timeout", 600 * time.Millisecond, "", false},
+		{"slower than the default, within --state-timeout", 150 * time.Millisecond, "5s", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -361,8 +366,11 @@ func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
 			state := "redis://" + slowProxy(t, direct, tc.delay) + "/0"
 			for range 3 {
 				// Neither the circuit nor the budget may stop a retry here.
-				r := retry(t, nil, "--breaker", "k", "--state", state, "--breaker-min", "100", "--budget-tokens", "100",
-					"-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "echo ran; exit 3")
+				args := []string{"--breaker", "k", "--state", state, "--breaker-min", "100", "--budget-tokens", "100"}
+				if tc.timeout != "" {
+					args = append(args, "--state-timeout", tc.timeout)
+				}
+				r := retry(t, nil, append(args, "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "echo ran; exit 3")...)
 				assert.Equal(t, 3, r.code)
 				assert.Equal(t, "ran\nran\n", r.stdout, "both attempts ran")
 				assert.Less(t, r.elapsed, 20*time.Second, "each store operation gives up after its timeout")

@@ -21,15 +21,17 @@ import (
 // breakerOptions are the flags of the shared state: the circuit breaker,
 // the retry budget per key and the run budget.
 type breakerOptions struct {
-	Key      string
-	State    string
-	Window   time.Duration
-	Ratio    float64
-	Min      int
-	MinSpan  time.Duration
-	Cooldown time.Duration
-	Tokens   float64
-	TokenPct float64
+	Key   string
+	State string
+	// StateTimeout bounds each operation on the state store.
+	StateTimeout time.Duration
+	Window       time.Duration
+	Ratio        float64
+	Min          int
+	MinSpan      time.Duration
+	Cooldown     time.Duration
+	Tokens       float64
+	TokenPct     float64
 
 	RunBudget int
 	RunID     string
@@ -39,19 +41,22 @@ type breakerOptions struct {
 func defaultBreakerOptions() breakerOptions {
 	d := breaker.Default()
 	return breakerOptions{
-		Window:   d.Window,
-		Ratio:    d.Ratio,
-		Min:      d.Min,
-		MinSpan:  d.MinSpan,
-		Cooldown: d.Cooldown,
-		Tokens:   d.Tokens,
-		TokenPct: d.TokenRatio,
+		StateTimeout: breaker.DefaultTimeout,
+		Window:       d.Window,
+		Ratio:        d.Ratio,
+		Min:          d.Min,
+		MinSpan:      d.MinSpan,
+		Cooldown:     d.Cooldown,
+		Tokens:       d.Tokens,
+		TokenPct:     d.TokenRatio,
 	}
 }
 
-// bindState registers --state, shared by the root and breaker commands.
+// bindState registers --state and --state-timeout, shared by the root and
+// breaker commands.
 func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
 	fs.StringVar(&b.State, "state", "", "where shared state lives: a directory, or redis://HOST:PORT/DB (default $RETRY_STATE, else $XDG_STATE_HOME/retry)")
+	fs.Var(durationValue{&b.StateTimeout, "state-timeout"}, "state-timeout", "longest wait for one state store operation (a Redis round trip, the directory's lock); past it the run goes on without the breaker, with a warning")
 }
 
 func (b *breakerOptions) bind(fs *pflag.FlagSet) {
@@ -93,6 +98,8 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
 	case b.TokenPct < 0:
 		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
+	case b.StateTimeout <= 0:
+		return c, &UsageError{Flag: "--state-timeout", Value: b.StateTimeout.String(), Want: "want a duration above 0, such as 250ms"}
 	}
 	c.Window, c.Ratio, c.Min, c.MinSpan, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.MinSpan, b.Cooldown, b.Tokens, b.TokenPct
 	if err := c.Validate(); err != nil {
@@ -102,14 +109,15 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 }
 
 // openStore opens the state store named by --state, RETRY_STATE or the
-// default directory.
-func openStore(spec string, env []string) (breaker.Store, error) {
+// default directory, each operation bounded by timeout (0: the default).
+func openStore(spec string, timeout time.Duration, env []string) (breaker.Store, error) {
 	if spec == "" {
 		spec = lookupEnv(env, "RETRY_STATE")
 	}
 	return breaker.OpenStore(spec, breaker.Options{
 		Getenv:  func(k string) string { return lookupEnv(env, k) },
 		HomeDir: os.UserHomeDir,
+		Timeout: timeout,
 	})
 }
 
@@ -147,7 +155,7 @@ func newGuard(o *breakerOptions, env []string, warn func(string, ...any)) (*guar
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(o.State, env)
+	store, err := openStore(o.State, o.StateTimeout, env)
 	if err != nil {
 		warn("state store unavailable (%v); running without the breaker this run", err)
 		return nil, nil
@@ -297,7 +305,7 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		store, err := openStore(b.State, deps.Env)
+		store, err := openStore(b.State, b.StateTimeout, deps.Env)
 		if err != nil {
 			return &UsageError{Flag: "--state", Value: b.State, Err: err}
 		}

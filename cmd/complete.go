@@ -63,7 +63,7 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 // breakerKeys lists the keys in the default state store, quickly or not at
 // all.
 func breakerKeys(deps Deps) []string {
-	store, err := openStore("", deps.Env)
+	store, err := openStore("", 0, deps.Env)
 	if err != nil {
 		return nil
 	}
