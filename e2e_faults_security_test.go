@@ -90,7 +90,7 @@ func TestBreakerKeysNeverNameAFileOutsideTheStateDirectory(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
 			state := filepath.Join(root, "state")
-			r := retry(t, nil, "--breaker", key, "--state", state, "-n", "1", "--", "false")
+			r := retry(t, nil, "--breaker", key, "--state", state, "--state-timeout", "10s", "-n", "1", "--", "false")
 			assert.Equal(t, 1, r.code, r.stderr)
 			assert.NotContains(t, r.stderr, "warning")
 			entries, err := os.ReadDir(root)

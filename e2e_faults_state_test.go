@@ -178,7 +178,7 @@ func TestRecordsOfEveryFormatVersionAreReadOrLeftAlone(t *testing.T) {
 	// Version 1 with a field a later release might add: read as it is.
 	extended := strings.Replace(string(v1), `{"version":1,`, `{"version":1,"added_later":[1,2],`, 1)
 	require.NoError(t, os.WriteFile(path, []byte(extended), 0o600))
-	r := retry(t, nil, "--breaker", "k", "--state", state, "-n", "1", "--", "sh", "-c", "exit 3")
+	r := retry(t, nil, "--breaker", "k", "--state", state, "--state-timeout", "10s", "-n", "1", "--", "sh", "-c", "exit 3")
 	assert.Equal(t, 3, r.code)
 	assert.NotContains(t, r.stderr, "warning", "version 1 is read")
 	assert.EqualValues(t, 2, breakerStatus(t, state, "k")["failures"], "and updated")
@@ -281,7 +281,7 @@ func TestRedisStoppedMidRunStillRunsEveryAttempt(t *testing.T) {
 	// check before the first attempt wrote nothing, and the stopped
 	// server took no half of an update.
 	redisFor(t, dir, port)
-	r = retry(t, nil, "--breaker", "k", "--state", state, "-n", "1", "--", "sh", "-c", "exit 3")
+	r = retry(t, nil, "--breaker", "k", "--state", state, "--state-timeout", "10s", "-n", "1", "--", "sh", "-c", "exit 3")
 	assert.Equal(t, 3, r.code)
 	assert.NotContains(t, r.stderr, "warning", "the breaker works again")
 	assert.Equal(t, 1, failures(circuitIn(t, fmt.Sprintf("127.0.0.1:%d", port), "k")))
