@@ -90,8 +90,12 @@ func TestRetryAsPID1HandlesSignalsFromOutsideAndInside(t *testing.T) {
 	t.Run("from inside", func(t *testing.T) {
 		t.Parallel()
 		// In its namespace PID 1 gets only the signals it handles; retry
-		// handles SIGTERM, forwards it to the attempt and stops.
-		r := startPID1(t, "-k", "300ms", "--", "sh", "-c", `kill -TERM 1; exec sleep 60`)
+		// handles SIGTERM, forwards it to the attempt and stops. The
+		// attempt waits until the test has found retry, which could
+		// otherwise be gone before a loaded machine's first look.
+		found := filepath.Join(t.TempDir(), "found")
+		r := startPID1(t, "-k", "300ms", "--", "sh", "-c", `while [ ! -e "$0" ]; do sleep 0.01; done; kill -TERM 1; exec sleep 60`, found)
+		require.NoError(t, os.WriteFile(found, nil, 0o600))
 		res := r.wait(t)
 		assert.Equal(t, 143, res.code, res.stderr)
 		assert.Contains(t, res.stderr, "received SIGTERM")
