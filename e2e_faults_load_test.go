@@ -30,11 +30,10 @@ func longTests() bool { return os.Getenv("RETRY_LONG_TESTS") != "" }
 // (which counts with the default window) sees them all; the full sizes
 // take longer and use a window of an hour, checked in the record itself.
 func loadArgs(state string) []string {
-	args := []string{"--breaker", "load", "--state", state, "--breaker-min", "1000000", "-n", "1"}
-	if longTests() {
-		args = append(args, "--breaker-window", "1h")
-	}
-	return args
+	// A window of an hour: a loaded machine took 41 s for the 100 runs
+	// back to back, close to the default 60 s, past which the first
+	// runs would drop out of the count.
+	return []string{"--breaker", "load", "--state", state, "--breaker-min", "1000000", "--breaker-window", "1h", "-n", "1"}
 }
 
 // assertCounted checks that the key "load" counts attempts attempts and
@@ -54,7 +53,7 @@ func assertCounted(t *testing.T, state string, attempts, failures int64, msg str
 	assert.Equal(t, attempts, ok+fail, "%s: attempts in the record", msg)
 	assert.Equal(t, failures, fail, "%s: failures in the record", msg)
 	if !longTests() {
-		st := breakerStatus(t, state, "load")
+		st := breakerStatus(t, state, "load", "--breaker-window", "1h")
 		assert.EqualValues(t, attempts, st["attempts"], "%s: attempts in the status", msg)
 		assert.EqualValues(t, failures, st["failures"], "%s: failures in the status", msg)
 	}
@@ -182,13 +181,15 @@ func TestALongRunLeaksNoDescriptorsOrTemporaryFiles(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.stderr)
 	lines := awaitLines(t, counts, attempts)
 	require.Len(t, lines, attempts)
-	// One leaked descriptor per attempt would add 40. A descriptor open
-	// for a moment (the orphan reaper reading /proc) may add one.
+	// One leaked descriptor per attempt would add 40. Descriptors open
+	// for a moment may add a few: the child's pipe ends until retry closes
+	// its copies after the start, the orphan reaper reading /proc (a
+	// loaded machine once caught 3 of them).
 	n := make([]int, attempts)
 	for i, l := range lines {
 		n[i], _ = strconv.Atoi(l)
 	}
-	assert.LessOrEqual(t, slices.Max(n)-slices.Min(n), 2, "no growth across attempts: %v", n)
+	assert.LessOrEqual(t, slices.Max(n)-slices.Min(n), 5, "no growth across attempts: %v", n)
 	assert.LessOrEqual(t, slices.Min(n[attempts-10:]), slices.Min(n[:10]), "no growth across attempts: %v", n)
 	assertEmptyDir(t, tmp)
 }

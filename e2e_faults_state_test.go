@@ -27,10 +27,11 @@ import (
 
 const storeWarning = "retry: warning: state store unavailable"
 
-// breakerStatus returns `retry breaker status KEY --json` for state.
-func breakerStatus(t *testing.T, state, key string) map[string]any {
+// breakerStatus returns `retry breaker status KEY --json` for state, with
+// flags added (such as the --breaker-window the runs used).
+func breakerStatus(t *testing.T, state, key string, flags ...string) map[string]any {
 	t.Helper()
-	r := retry(t, nil, "breaker", "status", key, "--state", state, "--json")
+	r := retry(t, nil, append([]string{"breaker", "status", key, "--state", state, "--json"}, flags...)...)
 	require.Equal(t, 0, r.code, r.stderr)
 	var st map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st), r.stdout)

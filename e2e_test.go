@@ -157,7 +157,9 @@ func startRetry(t *testing.T, args ...string) *started {
 	s := &started{cmd: c, lines: make(chan string, 100), done: make(chan struct{})}
 	require.NoError(t, c.Start())
 	s.start = time.Now()
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			s.mu.Lock()
@@ -172,6 +174,7 @@ func startRetry(t *testing.T, args ...string) *started {
 	go func() {
 		_ = c.Wait()
 		pw.Close()
+		<-scanned // done means all retry wrote is in the output
 		close(s.done)
 	}()
 	t.Cleanup(func() {
@@ -352,7 +355,9 @@ func TestBrokenPipeDownstreamIsNotRetried(t *testing.T) {
 func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pids")
-	r := retry(t, nil, "-n", "2", "-t", "300ms", "--fast-delay", "1ms", "--",
+	// 2 s: each attempt must start its sleep and record it before the
+	// timeout, which 300 ms did not always allow a loaded machine.
+	r := retry(t, nil, "-n", "2", "-t", "2s", "--fast-delay", "1ms", "--",
 		"sh", "-c", `sleep 100 & echo $! >> "$0"; wait`, pidfile)
 	assert.Equal(t, 124, r.code, "the last attempt hit its --timeout")
 	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out (transient)")
@@ -372,7 +377,8 @@ func TestTimeoutEscalatesToSIGKILLAfterTheGracePeriod(t *testing.T) {
 
 func TestTimeoutSignalCanBeChosen(t *testing.T) {
 	t.Parallel()
-	r := retry(t, nil, "-n", "1", "-t", "200ms", "-s", "USR1", "-k", "30s", "--",
+	// 2 s, so the trap is set before the timeout on a loaded machine.
+	r := retry(t, nil, "-n", "1", "-t", "2s", "-s", "USR1", "-k", "30s", "--",
 		"sh", "-c", `trap "echo got USR1; exit 9" USR1; while :; do sleep 0.05; done`)
 	assert.Equal(t, 124, r.code)
 	assert.Contains(t, r.stdout, "got USR1")

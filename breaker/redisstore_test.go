@@ -250,14 +250,14 @@ func TestRedisProbeClaimLapsesWhenTheProberDies(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	cfg := Default()
-	cfg.ProbeTimeout = 200 * time.Millisecond // timed by the server's clock
+	cfg.ProbeTimeout = 2 * time.Second // timed by the server's clock; the next check must come well within it
 	e := newEnv(t, openTestRedis(t, srv, 0), cfg)
 	e.trip(t)
 	e.clock.Advance(24 * time.Second)
 	require.Equal(t, Probe, e.check(t, 1).Verdict, "this prober dies without recording")
 	require.Equal(t, Reject, e.check(t, 1).Verdict)
 
-	assert.Eventually(t, func() bool { return e.check(t, 1).Verdict == Probe }, 10*time.Second, 20*time.Millisecond,
+	assert.Eventually(t, func() bool { return e.check(t, 1).Verdict == Probe }, 30*time.Second, 20*time.Millisecond,
 		"another run probes once the claim lapses")
 }
 
