@@ -382,14 +382,11 @@ func readQuoted(s string) (value, rest string, err error) {
 			if i == len(s) {
 				return "", "", errors.New("unterminated quoted string")
 			}
-			switch s[i] {
-			case '\\', '"':
-				b.WriteByte(s[i])
-			case 'n':
-				b.WriteByte('\n')
-			default:
-				return "", "", fmt.Errorf("invalid escape sequence \\%c", s[i])
+			c, err := unescape(s[i])
+			if err != nil {
+				return "", "", err
 			}
+			b.WriteByte(c)
 		default:
 			b.WriteByte(c)
 		}
@@ -416,16 +413,25 @@ func unescapeHelp(s string) (string, error) {
 		if i == len(s) {
 			return "", errors.New(`the text ends in a lone \`)
 		}
-		switch s[i] {
-		case '\\', '"':
-			b.WriteByte(s[i])
-		case 'n':
-			b.WriteByte('\n')
-		default:
-			return "", fmt.Errorf("invalid escape sequence \\%c", s[i])
+		c, err := unescape(s[i])
+		if err != nil {
+			return "", err
 		}
+		b.WriteByte(c)
 	}
 	return b.String(), nil
+}
+
+// unescape returns the byte that the escape sequence \c stands for in a
+// label value or a HELP text: \\, \" or \n.
+func unescape(c byte) (byte, error) {
+	switch c {
+	case '\\', '"':
+		return c, nil
+	case 'n':
+		return '\n', nil
+	}
+	return 0, fmt.Errorf("invalid escape sequence \\%c", c)
 }
 
 // parseValue reads a sample value: a decimal floating-point number, NaN,
