@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,43 +25,14 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/testbin"
 )
 
 // retryBin is the binary under test, built by TestMain.
 var retryBin string
 
-func TestMain(m *testing.M) {
-	startSignalsAtDefaults()
-	dir, err := os.MkdirTemp("", "retry-e2e-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	retryBin = filepath.Join(dir, "retry")
-	build := exec.Command("go", "build", "-o", retryBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build retry:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// startSignalsAtDefaults lets the processes the tests start receive
-// SIGHUP and SIGINT even when the suite itself runs with them
-// ignored (under nohup, or as a script's background job), as they would
-// from a terminal: ignored signals stay ignored across exec, caught ones
-// are reset to their defaults.
-func startSignalsAtDefaults() {
-	sink := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if signal.Ignored(sig) {
-			signal.Notify(sink, sig)
-		}
-	}
-}
+func TestMain(m *testing.M) { testbin.Main(&retryBin, m.Run) }
 
 type result struct {
 	code           int

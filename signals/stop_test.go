@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"runtime"
 	"slices"
 	"syscall"
@@ -15,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"retry/internal/testbin"
 )
 
 // helperEnv makes the test binary run a helper body instead of a test; the
@@ -28,11 +29,8 @@ const helperEnv = "SIGNALS_TEST_HELPER"
 // so; caught ones are reset to their defaults. The "ignored" helper keeps
 // what it was started with.
 func TestMain(m *testing.M) {
-	sink := make(chan os.Signal, 1)
-	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
-		if signal.Ignored(sig) && os.Getenv(helperEnv) != "ignored" {
-			signal.Notify(sink, sig)
-		}
+	if os.Getenv(helperEnv) != "ignored" {
+		testbin.StartSignalsAtDefaults()
 	}
 	os.Exit(m.Run())
 }

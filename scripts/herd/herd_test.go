@@ -9,10 +9,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,29 +19,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/testbin"
 )
 
 // retryBin is the retry binary under test, built by TestMain.
 var retryBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "herd-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	retryBin = filepath.Join(dir, "retry")
-	build := exec.Command("go", "build", "-o", retryBin, "retry")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build retry:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(&retryBin, m.Run) }
 
 // quickRun runs the herd in quick mode with args added and returns its one
 // scenario's result, its policies' runs by name and its stdout.

@@ -1,0 +1,50 @@
+// Package testbin holds what the test binaries that start real processes
+// share: building retry once, and starting processes with signals at their
+// defaults. Only tests import it.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+)
+
+// Main builds the retry binary into a new temporary directory, sets *bin
+// to its path, runs the tests with run (a testing.M's Run), removes the
+// directory and exits with the tests' code. Call it from TestMain.
+func Main(bin *string, run func() int) {
+	StartSignalsAtDefaults()
+	dir, err := os.MkdirTemp("", "retry-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = filepath.Join(dir, "retry")
+	build := exec.Command("go", "build", "-o", *bin, "retry")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build retry:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// StartSignalsAtDefaults lets the processes a test starts receive SIGHUP
+// and SIGINT even when the tests themselves run with them ignored (under
+// nohup, or as a script's background job), as they would from a
+// terminal: ignored signals stay ignored across exec, caught ones are reset
+// to their defaults.
+func StartSignalsAtDefaults() {
+	sink := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT} {
+		if signal.Ignored(sig) {
+			signal.Notify(sink, sig)
+		}
+	}
+}
