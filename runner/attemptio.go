@@ -19,15 +19,15 @@ type attemptIO struct {
 }
 
 // openIO prepares attempt's stdio. scan is the attempt's scanner, nil when
-// no output rule applies.
-func (r *run) openIO(scan LineScanner) (a *attemptIO, err error) {
+// no output rule applies; last says no attempt can follow this one.
+func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 	a = &attemptIO{stdinDone: func() {}}
 	defer func() {
 		if err != nil {
 			a.abort()
 		}
 	}()
-	if a.stdin, a.stdinDone, err = r.stdin.forAttempt(); err != nil {
+	if a.stdin, a.stdinDone, err = r.stdin.forAttempt(last); err != nil {
 		return a, err
 	}
 	if scan != nil {

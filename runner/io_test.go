@@ -54,7 +54,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // tape, as a child would, and ends the attempt.
 func readAttempt(t *testing.T, tp *tape, limit int64) string {
 	t.Helper()
-	r, done, err := tp.forAttempt()
+	r, done, err := tp.forAttempt(false)
 	require.NoError(t, err)
 	data, err := io.ReadAll(io.LimitReader(r, limit))
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ func readAttempt(t *testing.T, tp *tape, limit int64) string {
 func TestTapeGivesEveryAttemptTheWholeInput(t *testing.T) {
 	t.Parallel()
 	input := strings.Repeat("line of input\n", 10000) // 140 KB, more than a pipe holds
-	tp := newTape(strings.NewReader(input), t.TempDir())
+	tp := newTape(strings.NewReader(input), t.TempDir(), 0)
 	defer tp.close()
 
 	assert.Equal(t, input[:1000], readAttempt(t, tp, 1000), "the first attempt stops half way")
@@ -76,7 +76,7 @@ func TestTapeGivesEveryAttemptTheWholeInput(t *testing.T) {
 func TestTapeReadsNoFasterThanTheAttemptsConsume(t *testing.T) {
 	t.Parallel()
 	src := &countingReader{}
-	tp := newTape(src, t.TempDir())
+	tp := newTape(src, t.TempDir(), 0)
 	defer tp.close()
 
 	readAttempt(t, tp, 100)
@@ -90,9 +90,9 @@ func TestTapeReadsNoFasterThanTheAttemptsConsume(t *testing.T) {
 
 func TestTapeDoesNotBlockOnAnAttemptThatNeverReads(t *testing.T) {
 	t.Parallel()
-	tp := newTape(&countingReader{}, t.TempDir())
+	tp := newTape(&countingReader{}, t.TempDir(), 0)
 	defer tp.close()
-	_, done, err := tp.forAttempt()
+	_, done, err := tp.forAttempt(false)
 	require.NoError(t, err)
 	finished := make(chan struct{})
 	go func() {
@@ -109,10 +109,10 @@ func TestTapeDoesNotBlockOnAnAttemptThatNeverReads(t *testing.T) {
 func TestTapeKeepsInputThatArrivesAfterAnAttemptEnded(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
-	tp := newTape(pr, t.TempDir())
+	tp := newTape(pr, t.TempDir(), 0)
 	defer tp.close()
 
-	r, done, err := tp.forAttempt()
+	r, done, err := tp.forAttempt(false)
 	require.NoError(t, err)
 	go func() { _, _ = pw.Write([]byte("first\n")) }()
 	buf := make([]byte, 6)
@@ -137,10 +137,10 @@ func TestRegularFileStdinIsRewoundNotCopied(t *testing.T) {
 	_, err = f.Seek(7, io.SeekStart) // the caller had consumed the header
 	require.NoError(t, err)
 
-	src, err := newStdin(StdinReplay, f, "")
+	src, err := newStdin(StdinReplay, f, "", 0)
 	require.NoError(t, err)
 	for range 2 {
-		in, done, err := src.forAttempt()
+		in, done, err := src.forAttempt(false)
 		require.NoError(t, err)
 		assert.Same(t, f, in, "the attempt gets the file itself")
 		data, err := io.ReadAll(in)
@@ -155,11 +155,11 @@ func TestDevNullStdinIsHandedOverNotPiped(t *testing.T) {
 	null, err := os.Open(os.DevNull)
 	require.NoError(t, err)
 	defer null.Close()
-	src, err := newStdin(StdinReplay, null, "")
+	src, err := newStdin(StdinReplay, null, "", 0)
 	require.NoError(t, err)
 	defer src.close()
 	for range 2 {
-		in, done, err := src.forAttempt()
+		in, done, err := src.forAttempt(false)
 		require.NoError(t, err)
 		assert.Same(t, null, in, "the attempt gets /dev/null itself")
 		done()
@@ -169,7 +169,7 @@ func TestDevNullStdinIsHandedOverNotPiped(t *testing.T) {
 	zero, err := os.Open("/dev/zero")
 	require.NoError(t, err)
 	defer zero.Close()
-	src, err = newStdin(StdinReplay, zero, "")
+	src, err = newStdin(StdinReplay, zero, "", 0)
 	require.NoError(t, err)
 	defer src.close()
 	assert.IsType(t, &tape{}, src)

@@ -38,6 +38,10 @@ type Config struct {
 	// TempDir is where spools that outgrow memory go; empty means the
 	// system's default.
 	TempDir string
+	// StdinMax caps the recording of a replayed stream (StdinReplay), in
+	// bytes; 0 means no cap. Past it the attempt reading the stream
+	// still gets all of it, but no later attempt can.
+	StdinMax int64
 	// NewScan, when set, makes each attempt's stderr (and stdout, with
 	// ScanStdout) go through a pipe, or a pseudo-terminal when our stderr
 	// is a terminal, and returns the scanner that sees its lines. The
@@ -124,6 +128,9 @@ const (
 	HookFailed
 	// Refused means the Gate refused a retry (Result.Refusal says why).
 	Refused
+	// StdinUnreplayable means a retry was due but stdin could no longer be
+	// replayed to it whole (Result.StdinLost says why).
+	StdinUnreplayable
 )
 
 // String returns the stop reason's name as used in reports.
@@ -149,6 +156,8 @@ func (s Stop) String() string {
 		return "hook-failed"
 	case Refused:
 		return "refused"
+	case StdinUnreplayable:
+		return "stdin-unreplayable"
 	}
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
@@ -187,6 +196,9 @@ type Result struct {
 	Stop     Stop
 	// Refusal is why the Gate refused a retry, when Stop is Refused.
 	Refusal error
+	// StdinLost is why stdin could not be replayed, when Stop is
+	// StdinUnreplayable.
+	StdinLost *StdinLost
 }
 
 // Last returns the last attempt made, or the zero Outcome if none was.
@@ -252,7 +264,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	}
 	defer reapOrphans(r.ours.has)()
 	var err error
-	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir); err != nil {
+	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax); err != nil {
 		r.stdin = nullStdin{}
 	}
 	defer r.stdin.close()
@@ -292,6 +304,14 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		out, scan, captured := r.attempt(ctx, n)
 		stop := r.judge(ctx, &out, scan)
+		if stop == 0 {
+			// Checked before the Gate, so a refused retry takes no
+			// token from a budget.
+			if lost := r.stdin.unreplayable(); lost != nil {
+				stop, res.StdinLost = StdinUnreplayable, lost
+				out.Next = policy.Decision{}
+			}
+		}
 		if r.cfg.Gate != nil {
 			r.cfg.Gate.Done(ctx, out)
 			if stop == 0 {
@@ -370,7 +390,8 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool)
 	if r.cfg.NewScan != nil {
 		scan = r.cfg.NewScan()
 	}
-	pipes, err := r.openIO(scan)
+	last := r.cfg.Policy.Attempts > 0 && n >= r.cfg.Policy.Attempts
+	pipes, err := r.openIO(scan, last)
 	if err != nil {
 		out.Err = err
 		out.Exit = exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}

@@ -16,9 +16,11 @@ const (
 	StdinInherit StdinMode = iota
 	// StdinReplay gives every attempt the whole input: a regular file is
 	// rewound for each attempt; /dev/null is handed over as it is;
-	// anything else is recorded as the first
-	// attempt reads it and replayed to later attempts before the rest of
-	// the stream.
+	// anything else is recorded as the first attempt reads it (up to
+	// Config.StdinMax, and not at all when that attempt is the last) and
+	// replayed to later attempts before the rest of the stream. When the
+	// recording cannot be whole, the attempt reading still gets the whole
+	// stream and no later attempt is made (Result.StdinLost).
 	StdinReplay
 	// StdinNull gives every attempt /dev/null.
 	StdinNull
@@ -27,13 +29,45 @@ const (
 // stdinSource prepares each attempt's stdin.
 type stdinSource interface {
 	// forAttempt returns the file to hand the attempt and a function to
-	// call when the attempt has ended.
-	forAttempt() (*os.File, func(), error)
+	// call when the attempt has ended. last says that no attempt can
+	// follow this one.
+	forAttempt(last bool) (*os.File, func(), error)
+	// unreplayable returns why a next attempt could not be given the
+	// whole input, or nil when it can.
+	unreplayable() *StdinLost
 	close()
 }
 
-// newStdin chooses the source for mode and our stdin f.
-func newStdin(mode StdinMode, f *os.File, tempDir string) (stdinSource, error) {
+// StdinLost says why stdin can no longer be replayed: recording it stopped,
+// at the cap (Config.StdinMax) or because the spool could not take more,
+// while the attempt that was reading it was given the rest of the stream.
+type StdinLost struct {
+	// Recorded is how many bytes were recorded when recording stopped.
+	Recorded int64
+	// Read is how many bytes of stdin had been read by the end of the
+	// last attempt; Whole is set when that was the whole input.
+	Read  int64
+	Whole bool
+	// Max is the cap, when it is what stopped the recording.
+	Max int64
+	// Err is why the spool could not take more, when that is what
+	// stopped the recording.
+	Err error
+}
+
+func (e *StdinLost) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("stdin can no longer be replayed: recording it failed after %d bytes: %v", e.Recorded, e.Err)
+	}
+	return fmt.Sprintf("stdin can no longer be replayed: it is over the %d-byte cap", e.Max)
+}
+
+func (e *StdinLost) Unwrap() error { return e.Err }
+
+// newStdin chooses the source for mode and our stdin f. A stream is
+// recorded in tempDir (empty: the system's default) up to max bytes (0: no
+// limit).
+func newStdin(mode StdinMode, f *os.File, tempDir string, max int64) (stdinSource, error) {
 	switch {
 	case mode == StdinNull || f == nil:
 		return nullStdin{}, nil
@@ -52,7 +86,7 @@ func newStdin(mode StdinMode, f *os.File, tempDir string) (stdinSource, error) {
 		// (cron jobs and CI steps run with it).
 		return inheritStdin{f}, nil
 	}
-	return newTape(f, tempDir), nil
+	return newTape(f, tempDir, max), nil
 }
 
 // isDevNull reports whether fi is the null device.
@@ -63,13 +97,15 @@ func isDevNull(fi os.FileInfo) bool {
 
 type nullStdin struct{}
 
-func (nullStdin) forAttempt() (*os.File, func(), error) { return nil, func() {}, nil }
-func (nullStdin) close()                                {}
+func (nullStdin) forAttempt(bool) (*os.File, func(), error) { return nil, func() {}, nil }
+func (nullStdin) unreplayable() *StdinLost                  { return nil }
+func (nullStdin) close()                                    {}
 
 type inheritStdin struct{ f *os.File }
 
-func (s inheritStdin) forAttempt() (*os.File, func(), error) { return s.f, func() {}, nil }
-func (inheritStdin) close()                                  {}
+func (s inheritStdin) forAttempt(bool) (*os.File, func(), error) { return s.f, func() {}, nil }
+func (inheritStdin) unreplayable() *StdinLost                    { return nil }
+func (inheritStdin) close()                                      {}
 
 // rewindStdin hands a regular file to every attempt, rewound to where it
 // stood when retry started: no copy at all.
@@ -78,41 +114,63 @@ type rewindStdin struct {
 	start int64
 }
 
-func (s *rewindStdin) forAttempt() (*os.File, func(), error) {
+func (s *rewindStdin) forAttempt(bool) (*os.File, func(), error) {
 	if _, err := s.f.Seek(s.start, io.SeekStart); err != nil {
 		return nil, nil, fmt.Errorf("rewind stdin: %w", err)
 	}
 	return s.f, func() {}, nil
 }
 
-func (*rewindStdin) close() {}
+func (*rewindStdin) unreplayable() *StdinLost { return nil }
+func (*rewindStdin) close()                   {}
 
 // tape records a stream as attempts read it, so each attempt can read the
 // same input from its start. It reads from the source only when an attempt
 // has read everything recorded so far: never faster than the attempts
 // consume, plus a pipe's buffer. A child that never reads never blocks
 // retry, and an endless input is recorded only as far as an attempt read.
+//
+// Recording stops at max bytes, when the spool cannot take more (no
+// temporary directory, a full disk), and during an attempt that no other
+// can follow. The stream still reaches the attempt that is reading it,
+// whole: what is read past the recording is handed to that attempt alone.
+// From then on lost says why no later attempt can be given the input.
 type tape struct {
 	src io.Reader
 	rec *spool
+	max int64 // record at most this many bytes; 0 means no limit
 
 	mu      sync.Mutex
 	reading bool          // a read of src is under way
-	grew    chan struct{} // closed when rec grows or src ends
+	grew    chan struct{} // closed when rec grows, live fills or src ends
 	eof     bool
+	read    int64  // bytes read from src
+	live    []byte // read past the recording, for the attempt reading now
+	final   bool   // the attempt reading now is the last one
+	lost    *StdinLost
 }
 
-func newTape(src io.Reader, tempDir string) *tape {
-	return &tape{src: src, rec: newSpool(SpoolMemory, tempDir), grew: make(chan struct{})}
+func newTape(src io.Reader, tempDir string, max int64) *tape {
+	memory := int64(SpoolMemory)
+	if max > 0 {
+		memory = min(memory, max)
+	}
+	return &tape{src: src, rec: newSpool(int(memory), tempDir), max: max, grew: make(chan struct{})}
 }
 
 // forAttempt returns a pipe whose read end the attempt gets; a goroutine
 // feeds it the recording, then the rest of the stream, until the attempt
-// ends (done) or the input does.
-func (t *tape) forAttempt() (*os.File, func(), error) {
+// ends (done) or the input does. When last is set, no attempt follows this
+// one, so the rest of the stream is passed on without being recorded.
+func (t *tape) forAttempt(last bool) (*os.File, func(), error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	if last {
+		t.mu.Lock()
+		t.final = true
+		t.mu.Unlock()
 	}
 	stop := make(chan struct{})
 	fed := make(chan struct{})
@@ -129,8 +187,9 @@ func (t *tape) forAttempt() (*os.File, func(), error) {
 	}, nil
 }
 
-// feed writes the tape to w from the start, reading more of the source
-// as needed, until the source ends, w fails or stop is closed.
+// feed writes the tape to w from the start, then what is read past the
+// recording, reading more of the source as needed, until the source ends,
+// w fails or stop is closed.
 func (t *tape) feed(w io.Writer, stop <-chan struct{}) {
 	buf := make([]byte, 32<<10)
 	var pos int64
@@ -143,7 +202,13 @@ func (t *tape) feed(w io.Writer, stop <-chan struct{}) {
 			pos += int64(n)
 			continue
 		}
-		grew, eof := t.demand(pos)
+		live, grew, eof := t.demand(pos)
+		if len(live) > 0 {
+			if _, err := w.Write(live); err != nil {
+				return
+			}
+			continue
+		}
 		if eof {
 			return // closing w gives the attempt its EOF
 		}
@@ -155,39 +220,44 @@ func (t *tape) feed(w io.Writer, stop <-chan struct{}) {
 	}
 }
 
-// demand asks for input beyond pos. It returns a channel that is closed
-// when there is more (at once if there already is), and whether the input
-// has ended at pos.
-func (t *tape) demand(pos int64) (<-chan struct{}, bool) {
+// demand asks for input beyond pos, the end of what the caller has read of
+// the recording. It returns input read past the recording, which the caller
+// now owns; or a channel that is closed when there is more (at once if
+// there already is), and whether the input has ended at pos.
+func (t *tape) demand(pos int64) ([]byte, <-chan struct{}, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.rec.Size() > pos {
-		return closedChan(), false
+		return nil, closedChan(), false
+	}
+	if live := t.live; len(live) > 0 {
+		t.live = nil
+		return live, nil, false
 	}
 	if t.eof {
-		return nil, true
+		return nil, nil, true
 	}
 	if !t.reading {
 		t.reading = true
 		go t.readMore()
 	}
-	return t.grew, false
+	return nil, t.grew, false
 }
 
-// readMore reads one chunk of the source into the recording. It runs
-// apart from any attempt: if the attempt ends while the read is blocked, the
-// data still lands on the tape for the next attempt.
+// readMore reads one chunk of the source and records it, or as much of it
+// as may be recorded; the rest is left in live for the attempt reading now.
+// It runs apart from any attempt: if the attempt ends while the read is
+// blocked, the data still lands on the tape for the next attempt.
 func (t *tape) readMore() {
 	buf := make([]byte, 32<<10)
 	n, err := t.src.Read(buf)
-	if n > 0 {
-		if _, werr := t.rec.Write(buf[:n]); werr != nil {
-			err = werr
-		}
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.reading = false
+	t.read += int64(n)
+	if rest := t.record(buf[:n]); len(rest) > 0 {
+		t.live = rest
+	}
 	if err != nil {
 		// The end of the input, or an error reading it: either way the
 		// attempts see the end of their input here.
@@ -195,6 +265,44 @@ func (t *tape) readMore() {
 	}
 	close(t.grew)
 	t.grew = make(chan struct{})
+}
+
+// record appends what it may of p to the recording and returns the rest.
+// The first time something cannot be recorded it sets lost, unless no
+// attempt can follow.
+func (t *tape) record(p []byte) []byte {
+	if t.lost != nil || t.final || len(p) == 0 {
+		return p
+	}
+	size := t.rec.Size()
+	fits := p
+	if t.max > 0 && size+int64(len(p)) > t.max {
+		fits = p[:max(t.max-size, 0)]
+	}
+	n, err := t.rec.Write(fits)
+	switch {
+	case err != nil:
+		t.lost = &StdinLost{Err: err}
+	case n < len(p):
+		t.lost = &StdinLost{Max: t.max}
+	}
+	if t.lost != nil {
+		t.lost.Recorded = size + int64(n)
+	}
+	return p[n:]
+}
+
+// unreplayable returns why a next attempt cannot be given the whole input,
+// or nil when it can.
+func (t *tape) unreplayable() *StdinLost {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lost == nil {
+		return nil
+	}
+	lost := *t.lost
+	lost.Read, lost.Whole = t.read, t.eof
+	return &lost
 }
 
 func (t *tape) close() { t.rec.Close() }
