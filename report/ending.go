@@ -13,9 +13,9 @@ import (
 // run.)
 type Outcome string
 
-// The outcomes of a run. The runner's stop reasons map onto the first five
-// (see OutcomeOf); the caller sets the last two, which the runner does not
-// know about.
+// The outcomes of a run. The runner's stop reasons map onto all but
+// OutcomeBreakerOpen and OutcomeFallback (see OutcomeOf); the caller sets
+// those two, which the runner does not know about.
 const (
 	// OutcomeSuccess means an attempt succeeded.
 	OutcomeSuccess Outcome = "success"
@@ -28,6 +28,10 @@ const (
 	OutcomeTerminal Outcome = "terminal"
 	// OutcomeCancelled means a signal stopped the run.
 	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeStdinUnreplayable means a retry was due but its input could
+	// no longer be replayed whole (past --stdin-max, or the spool could
+	// not be written), so none was made.
+	OutcomeStdinUnreplayable Outcome = "stdin-unreplayable"
 	// OutcomeBreakerOpen means the command was not run because its circuit
 	// breaker was open and no fallback ran.
 	OutcomeBreakerOpen Outcome = "breaker-open"
@@ -39,7 +43,7 @@ const (
 // Outcomes returns every Outcome, in the order the documentation lists them.
 func Outcomes() []Outcome {
 	return []Outcome{OutcomeSuccess, OutcomeExhausted, OutcomeDeadline, OutcomeTerminal,
-		OutcomeCancelled, OutcomeBreakerOpen, OutcomeFallback}
+		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeBreakerOpen, OutcomeFallback}
 }
 
 // OutcomeOf names the ending of a run that the runner stopped for s. A
@@ -59,6 +63,8 @@ func OutcomeOf(s runner.Stop) Outcome {
 		return OutcomeTerminal
 	case runner.Cancelled, runner.DownstreamClosed:
 		return OutcomeCancelled
+	case runner.StdinUnreplayable:
+		return OutcomeStdinUnreplayable
 	}
 	return Outcome(s.String())
 }

@@ -108,12 +108,13 @@ func TestOutcomeEnumInTheSchemaListsEveryOutcome(t *testing.T) {
 func TestOutcomeOfNamesEveryStopReason(t *testing.T) {
 	t.Parallel()
 	for stop, want := range map[runner.Stop]Outcome{
-		runner.Succeeded:        OutcomeSuccess,
-		runner.Exhausted:        OutcomeExhausted,
-		runner.Deadline:         OutcomeDeadline,
-		runner.HintPastDeadline: OutcomeDeadline,
-		runner.Terminal:         OutcomeTerminal,
-		runner.Cancelled:        OutcomeCancelled,
+		runner.Succeeded:         OutcomeSuccess,
+		runner.Exhausted:         OutcomeExhausted,
+		runner.Deadline:          OutcomeDeadline,
+		runner.HintPastDeadline:  OutcomeDeadline,
+		runner.Terminal:          OutcomeTerminal,
+		runner.Cancelled:         OutcomeCancelled,
+		runner.StdinUnreplayable: OutcomeStdinUnreplayable,
 	} {
 		assert.Equal(t, want, OutcomeOf(stop), "%v", stop)
 	}

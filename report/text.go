@@ -122,8 +122,42 @@ func (t *Text) reason(r runner.Result) string {
 			return r.Refusal.Error()
 		}
 		return "retry refused"
+	case runner.StdinUnreplayable:
+		return stdinLost(r.StdinLost)
 	}
 	return r.Stop.String()
+}
+
+// stdinLost says why the input cannot be replayed to another attempt and
+// what to do instead.
+func stdinLost(lost *runner.StdinLost) string {
+	const notAgain = "and can no longer be replayed"
+	switch {
+	case lost == nil:
+		return "stdin " + notAgain
+	case lost.Err != nil:
+		return fmt.Sprintf("stdin could not be recorded past %s (%v) %s: pass a file (< file) or set TMPDIR to a writable directory with room",
+			Size(lost.Recorded), lost.Err, notAgain)
+	}
+	size := Size(lost.Read)
+	if !lost.Whole {
+		size = "at least " + size
+	}
+	return fmt.Sprintf("stdin was %s, past --stdin-max %s, %s: pass a file (< file) or raise --stdin-max", size, Size(lost.Max), notAgain)
+}
+
+// Size formats a number of bytes for people: 512 bytes, 8 MiB, 1.5 GiB.
+func Size(n int64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return plural(int(n), "byte")
+	}
+	v, u := float64(n)/1024, 0
+	for v >= 1024 && u < len(units)-1 {
+		v, u = v/1024, u+1
+	}
+	s := strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".")
+	return s + " " + units[u:u+1] + "iB"
 }
 
 func hookFailure(e *runner.HookEnded) string {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,4 +72,49 @@ func TestTextLinesForARetriedRunThatGivesUp(t *testing.T) {
 	assert.Equal(t, "retry: attempt 1/2 failed: exit 7 (transient); retrying in 143ms (fast phase)\n"+
 		"retry: giving up on curl after 2 attempts in 1.23s: attempts exhausted; last error: exit 7 (transient)\n", b.String())
 	assert.NotContains(t, b.String(), "secret")
+}
+
+func TestSizeIsShortAndReadable(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{
+		0:             "0 bytes",
+		1:             "1 byte",
+		1023:          "1023 bytes",
+		1024:          "1 KiB",
+		1536:          "1.5 KiB",
+		8 << 20:       "8 MiB",
+		60<<20 + 123:  "60 MiB",
+		1<<30 + 1<<29: "1.5 GiB",
+		5 << 40:       "5 TiB",
+		1 << 62:       "4 EiB",
+	} {
+		assert.Equal(t, want, Size(n), "%d", n)
+	}
+}
+
+func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
+	t.Parallel()
+	failed := runner.Outcome{Attempt: 1, Exit: exitcodes.Exit{Code: 3}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}
+	for _, tc := range []struct {
+		name string
+		lost *runner.StdinLost
+		want string
+	}{
+		{"past the cap, the whole input read", &runner.StdinLost{Recorded: 50 << 20, Read: 60 << 20, Whole: true, Max: 50 << 20},
+			"stdin was 60 MiB, past --stdin-max 50 MiB, and can no longer be replayed: pass a file (< file) or raise --stdin-max"},
+		{"past the cap, the input not read to its end", &runner.StdinLost{Recorded: 1 << 20, Read: 3 << 20, Max: 1 << 20},
+			"stdin was at least 3 MiB, past --stdin-max 1 MiB, and can no longer be replayed: pass a file (< file) or raise --stdin-max"},
+		{"the spool could not be written", &runner.StdinLost{Recorded: 8 << 20, Read: 20 << 20, Whole: true,
+			Err: &os.PathError{Op: "write", Path: "/tmp", Err: syscall.ENOSPC}},
+			"stdin could not be recorded past 8 MiB (write /tmp: no space left on device) and can no longer be replayed: pass a file (< file) or set TMPDIR to a writable directory with room"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			tx := &Text{W: &b, Program: "aws", Quiet: true}
+			tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Outcome{failed}, Stop: runner.StdinUnreplayable,
+				StdinLost: tc.lost, Elapsed: 2 * time.Second}})
+			assert.Equal(t, "retry: giving up on aws after 1 attempt in 2s: "+tc.want+"; last error: exit 3 (transient)\n", b.String())
+		})
+	}
 }
