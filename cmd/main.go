@@ -220,6 +220,7 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 		Stdout:     deps.Stdout,
 		Stderr:     deps.Stderr,
 		StdinMode:  stdinMode,
+		StdinMax:   plan.StdinMax,
 		StdoutMode: plan.StdoutMode,
 		Policy:     plan.Policy,
 		NewScan:    newScan,

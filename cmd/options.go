@@ -38,6 +38,7 @@ type Options struct {
 	Command            string
 	Shell              bool
 	Stdin              string
+	StdinMax           int64
 	Stdout             string
 	DropFailedOutput   bool
 	OnRetry            string
@@ -67,6 +68,13 @@ type Options struct {
 	Policy string
 }
 
+// DefaultStdinMax is --stdin-max's default: more than most piped inputs
+// (a dump, an archive, a manifest), and a small share of a CI runner's
+// disk (a GitHub-hosted Linux runner has 14 GB of SSD) even when every step
+// pipes that much at once. An input that is larger is better given as a
+// file: it is rewound for each attempt and never copied.
+const DefaultStdinMax = 1 << 30
+
 // defaultOptions returns the built-in defaults, the same as policy.Default.
 func defaultOptions() Options {
 	p := policy.Default()
@@ -81,6 +89,7 @@ func defaultOptions() Options {
 		SlowMax:       p.SlowMax,
 		Jitter:        p.Jitter.String(),
 		Stdin:         "auto",
+		StdinMax:      DefaultStdinMax,
 		Stdout:        "pass",
 		Nested:        "warn",
 		RetryAfterMax: p.HintMax,
@@ -113,6 +122,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.Command, "command", "c", "", "the command as one string, split into words like a shell would (quotes, escapes) but run without a shell")
 	fs.BoolVar(&o.Shell, "shell", false, "run the -c string with $SHELL -c (or /bin/sh), for pipes and other shell syntax")
 	fs.StringVar(&o.Stdin, "stdin", o.Stdin, "input of each attempt: auto (inherit a terminal, else replay), replay (every attempt reads the whole input), inherit, or null")
+	fs.Var(sizeValue{&o.StdinMax, "stdin-max"}, "stdin-max", "record at most this much of a piped stdin for replay (0: no limit); past it the attempt reading still gets all of it, but no retry is made")
 	fs.StringVar(&o.Stdout, "stdout", o.Stdout, "output of each attempt: pass (straight through) or buffer (only the successful attempt's output reaches stdout)")
 	fs.BoolVar(&o.DropFailedOutput, "drop-failed-output", false, "with --stdout buffer, drop failed attempts' output instead of copying it to stderr")
 	fs.StringVar(&o.OnRetry, "on-retry", "", "run this with /bin/sh -c before each retry, after the wait")
@@ -290,6 +300,7 @@ type ioPlan struct {
 	// inherit a terminal, else replay.
 	StdinAuto  bool
 	StdinMode  runner.StdinMode
+	StdinMax   int64
 	StdoutMode runner.StdoutMode
 	DropFailed bool
 	Hook       []string
@@ -323,6 +334,7 @@ func (o *Options) io() (ioPlan, error) {
 		return p, &UsageError{Flag: "--drop-failed-output", Want: "only applies with --stdout buffer"}
 	}
 	p.DropFailed = o.DropFailedOutput
+	p.StdinMax = o.StdinMax
 	return p, nil
 }
 

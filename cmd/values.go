@@ -125,3 +125,96 @@ func (v seedValue) String() string {
 }
 
 func (seedValue) Type() string { return "number" }
+
+// sizeUnit returns the bytes of a size's unit: K, KiB, M, MiB… are powers
+// of 1024 and KB, MB… powers of 1000, as GNU coreutils reads them (head -c,
+// sort -S); case does not matter.
+func sizeUnit(u string) (float64, bool) {
+	switch strings.ToLower(u) {
+	case "", "b":
+		return 1, true
+	case "k", "kib":
+		return 1 << 10, true
+	case "m", "mib":
+		return 1 << 20, true
+	case "g", "gib":
+		return 1 << 30, true
+	case "t", "tib":
+		return 1 << 40, true
+	case "kb":
+		return 1e3, true
+	case "mb":
+		return 1e6, true
+	case "gb":
+		return 1e9, true
+	case "tb":
+		return 1e12, true
+	}
+	return 0, false
+}
+
+// ParseSize reads a number of bytes with an optional unit: 1048576, 512K,
+// 512MiB, 1.5GiB, 100MB. Negative and out-of-range values are errors.
+func ParseSize(s string) (int64, error) {
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
+	unit, ok := sizeUnit(s[len(num):])
+	switch {
+	case num == "":
+		return 0, errors.New("no number")
+	case strings.HasPrefix(num, "-"):
+		return 0, errors.New("negative size")
+	case !ok:
+		return 0, fmt.Errorf("unknown unit %q", s[len(num):])
+	case !isPlainNumber(num):
+		return 0, errors.New("not a number")
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, errors.New("not a number")
+	}
+	bytes := math.Round(n * unit)
+	if bytes >= math.MaxInt64 {
+		return 0, errors.New("size too large")
+	}
+	return int64(bytes), nil
+}
+
+// FormatSize writes n the way ParseSize reads it, in the largest binary
+// unit that divides it: 1GiB, 512MiB, 1000.
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+const wantSize = "want a number of bytes with an optional unit, such as 512MiB, 1GiB or 100MB"
+
+// sizeValue is a flag holding a number of bytes in ParseSize's syntax.
+type sizeValue struct {
+	n    *int64
+	flag string
+}
+
+func (v sizeValue) Set(s string) error {
+	n, err := ParseSize(s)
+	if err != nil {
+		return &UsageError{Flag: "--" + v.flag, Value: s, Err: err, Want: wantSize}
+	}
+	*v.n = n
+	return nil
+}
+
+func (v sizeValue) String() string {
+	if v.n == nil {
+		return "0"
+	}
+	return FormatSize(*v.n)
+}
+
+func (sizeValue) Type() string { return "size" }

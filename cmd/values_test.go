@@ -66,3 +66,57 @@ func FuzzParseDuration(f *testing.F) {
 		assert.GreaterOrEqual(t, d, time.Duration(0), "never negative: %q", s)
 	})
 }
+
+func TestParseSizeAcceptsBytesAndUnits(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{
+		"0":       0,
+		"1048576": 1 << 20,
+		"512K":    512 << 10,
+		"512KiB":  512 << 10,
+		"512mib":  512 << 20,
+		"1GiB":    1 << 30,
+		"1.5GiB":  3 << 29,
+		"2g":      2 << 30,
+		"100MB":   100e6,
+		"1kB":     1000,
+		"3TiB":    3 << 40,
+		"10b":     10,
+	} {
+		got, err := ParseSize(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+}
+
+func TestParseSizeRejectsWhatIsNotASize(t *testing.T) {
+	t.Parallel()
+	for in, why := range map[string]string{
+		"":           "no number",
+		"GiB":        "no number",
+		"-1":         "negative size",
+		"-1MiB":      "negative size",
+		"1PiB":       `unknown unit "PiB"`,
+		"1 MiB":      "not a number",
+		"1e3":        "not a number",
+		"0x10":       "not a number",
+		"1e3K":       "not a number",
+		"1.2.3":      "not a number",
+		"9999999TiB": "size too large",
+	} {
+		_, err := ParseSize(in)
+		if assert.Error(t, err, in) {
+			assert.Equal(t, why, err.Error(), in)
+		}
+	}
+}
+
+func TestFormatSizeReadsBackAsTheSameSize(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{0: "0", 1 << 30: "1GiB", 512 << 20: "512MiB", 1536: "1536", 1000: "1000", 3 << 40: "3TiB"} {
+		assert.Equal(t, want, FormatSize(n))
+		back, err := ParseSize(FormatSize(n))
+		require.NoError(t, err)
+		assert.Equal(t, n, back)
+	}
+}
