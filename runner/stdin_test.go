@@ -144,8 +144,10 @@ func TestRunRefusesARetryWhoseStdinCanNoLongerBeReplayed(t *testing.T) {
 	dir := t.TempDir()
 	p := policy.Default()
 	p.FastDelay, p.FastMax = time.Millisecond, time.Millisecond
+	gate := &countingGate{}
 	res := Run(context.Background(), Config{
 		Args:      []string{"sh", "-c", `sha256sum | cut -d" " -f1 > "$0/sum.$RETRY_ATTEMPT"; exit 3`, dir},
+		Gate:      gate,
 		Stdin:     pipeOf(t, input),
 		StdinMode: StdinReplay,
 		StdinMax:  1 << 20,
@@ -158,6 +160,8 @@ func TestRunRefusesARetryWhoseStdinCanNoLongerBeReplayed(t *testing.T) {
 	require.Len(t, res.Attempts, 1, "no attempt after the input was lost")
 	assert.Equal(t, 3, res.Last().Exit.Code)
 	assert.False(t, res.Last().Next.Retry, "no wait is announced")
+	assert.Equal(t, 1, gate.done, "the gate is told how the attempt ended")
+	assert.Zero(t, gate.allow, "but not asked for a retry that will not run: no budget is spent on it")
 	require.NotNil(t, res.StdinLost)
 	assert.EqualValues(t, 1<<20, res.StdinLost.Max)
 	assert.EqualValues(t, len(input), res.StdinLost.Read)
@@ -165,3 +169,9 @@ func TestRunRefusesARetryWhoseStdinCanNoLongerBeReplayed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, hex.EncodeToString(sum[:]), strings.TrimSpace(string(got)), "the first attempt read the whole input")
 }
+
+// countingGate counts the calls a Gate receives and allows every retry.
+type countingGate struct{ done, allow int }
+
+func (g *countingGate) Allow(context.Context, int) error { g.allow++; return nil }
+func (g *countingGate) Done(context.Context, Outcome)    { g.done++ }
