@@ -330,7 +330,7 @@ func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
 	r := retry(t, nil, "-n", "2", "-t", "2s", "--fast-delay", "1ms", "--",
 		"sh", "-c", `sleep 100 & echo $! >> "$0"; wait`, pidfile)
 	assert.Equal(t, 124, r.code, "the last attempt hit its --timeout")
-	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out (transient)")
+	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out after 2s (transient)", "the limit that ran out is named")
 	assert.Less(t, r.elapsed, 20*time.Second)
 	pids := pidsIn(t, pidfile)
 	assert.Len(t, pids, 2, "both attempts ran")

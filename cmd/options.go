@@ -17,7 +17,10 @@ import (
 
 // Options holds the root command's flags as the user gave them.
 type Options struct {
-	Attempts  int
+	Attempts int
+	// Forever is --forever: no attempt limit, and no deadline needed. It
+	// sets Attempts to 0; a later --attempts clears it.
+	Forever   bool
 	Deadline  time.Duration
 	Timeout   time.Duration
 	Signal    string
@@ -28,6 +31,7 @@ type Options struct {
 	FastMax   time.Duration
 	SlowDelay time.Duration
 	SlowMax   time.Duration
+	Reset     time.Duration
 	Jitter    string
 	Seed      uint64
 	SeedSet   bool
@@ -93,7 +97,9 @@ func defaultOptions() Options {
 
 // bind registers the policy and run flags on fs, writing into o.
 func (o *Options) bind(fs *pflag.FlagSet) {
-	fs.VarP(countValue{&o.Attempts, "attempts"}, "attempts", "n", "total attempts, the first included; 0 means no count limit (then --deadline must end it)")
+	fs.VarP(attemptsValue{countValue{&o.Attempts, "attempts"}, &o.Forever}, "attempts", "n", "total attempts, the first included; 0 means no count limit (then --deadline, a stop rule or --forever must say how it ends)")
+	fs.Var(foreverValue{&o.Forever, &o.Attempts}, "forever", "retry without end, on purpose: no attempt limit and no deadline needed (each wait is still at most --slow-max); a later --attempts replaces it")
+	fs.Lookup("forever").NoOptDefVal = "true"
 	fs.VarP(durationValue{&o.Deadline, "deadline"}, "deadline", "d", "total time for all attempts and waits (default none)")
 	fs.VarP(durationValue{&o.Timeout, "timeout"}, "timeout", "t", "time limit of one attempt (default none); cut to the time left before the deadline")
 	fs.StringVarP(&o.Signal, "signal", "s", o.Signal, "signal sent to the attempt's process group when its time is up")
@@ -104,6 +110,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.FastMax, "fast-max"}, "fast-max", "longest wait of the fast phase")
 	fs.Var(durationValue{&o.SlowDelay, "slow-delay"}, "slow-delay", "base wait of the slow phase, for outages")
 	fs.Var(durationValue{&o.SlowMax, "slow-max"}, "slow-max", "longest wait of the slow phase")
+	fs.Var(durationValue{&o.Reset, "reset"}, "reset", "an attempt that ran at least this long before failing starts the schedule over at the fast phase (the attempt count goes on); for long-running commands (default none)")
 	fs.StringVar(&o.Jitter, "jitter", o.Jitter, "how waits are drawn: full (uniform in [0, bound]), equal ([bound/2, bound]) or none")
 	fs.Var(seedValue{&o.Seed, &o.SeedSet}, "seed", "seed for every random choice, to make waits repeatable")
 
@@ -176,8 +183,8 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 	if o.Quiet && o.Verbose {
 		return Plan{}, &UsageError{Flag: "--quiet", Want: "cannot be used with --verbose; pick one"}
 	}
-	if o.Attempts == 0 && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
-		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "0 retries without end; give --deadline too (such as --deadline 10m), or a stop rule"}
+	if o.Attempts == 0 && !o.Forever && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
+		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "no attempt limit and no deadline would retry without end; give --deadline too (such as --deadline 10m) or a stop rule, or say --forever if you mean it"}
 	}
 	classifier, err := o.classifier(args)
 	if err != nil {
@@ -237,6 +244,8 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 			SlowMax:   o.SlowMax,
 			Jitter:    jitter,
 			HintMax:   o.RetryAfterMax,
+			Reset:     o.Reset,
+			Forever:   attempts == 0 && o.Deadline == 0 && o.Forever,
 		},
 		Timeout:    o.Timeout,
 		Signal:     sig,

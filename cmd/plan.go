@@ -99,7 +99,10 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	p := plan.Policy
 	rows := schedule(p, plan.Timeout, o.Seed, o.SeedSet)
 	attempts := fmt.Sprint(p.Attempts)
-	if p.Attempts == 0 {
+	switch {
+	case p.Forever:
+		attempts = "forever (--forever)"
+	case p.Attempts == 0:
 		attempts = "no limit"
 	}
 	deadline := "none"
@@ -111,8 +114,12 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 		timeout = fmt.Sprintf("%s, then %s, SIGKILL %s later", report.Duration(plan.Timeout), exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
 	}
 	fmt.Fprintf(w, "attempts: %s; deadline: %s; per-attempt timeout: %s; jitter: %s\n", attempts, deadline, timeout, p.Jitter)
-	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n\n",
+	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n",
 		p.Fast, report.Duration(p.FastDelay), report.Duration(p.FastMax), report.Duration(p.SlowDelay), report.Duration(p.SlowMax))
+	if p.Reset > 0 {
+		fmt.Fprintf(w, "reset: an attempt that ran %s or longer before failing starts the schedule over at the fast phase (the attempt count goes on)\n", report.Duration(p.Reset))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "ATTEMPT\tPHASE\tWAIT BEFORE\tWORST CASE BY THEN\tEXPECTED BY THEN\t"
@@ -144,6 +151,8 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	tw.Flush()
 	last := rows[len(rows)-1]
 	switch {
+	case p.Forever:
+		fmt.Fprintf(w, "... and so on at most every %s, forever: until an attempt succeeds, fails for good, or retry is stopped\n", report.Duration(p.SlowMax))
 	case p.Attempts == 0 && !last.cut:
 		fmt.Fprintf(w, "... and so on at most every %s until the deadline or a stop rule\n", report.Duration(p.SlowMax))
 	case p.Attempts > len(rows) && !last.cut:
