@@ -120,6 +120,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
 				return err
 			}
+			o.sources = sources
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
@@ -130,7 +131,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	}
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(err, c.Flags()) })
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
@@ -208,6 +209,10 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 			stdinMode = runner.StdinInherit
 		}
 	}
+	var starter runner.Starter = runner.Exec{}
+	if deps.Starter != nil {
+		starter = deps.Starter
+	}
 	var newScan func() runner.LineScanner
 	if plan.Classifier.NeedsOutput() {
 		newScan = func() runner.LineScanner { return plan.Classifier.NewScan() }
@@ -235,7 +240,7 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 		IdempotencyKey:  idempotencyKey(deps.Env),
 		Hook:            plan.Hook,
 		HookMustSucceed: o.OnRetryMustSucceed,
-		Starter:         deps.Starter,
+		Starter:         subcommandHint{next: starter, program: plan.Args[0]},
 		Attach:          func(p runner.Process) func() { return relay.Attach(p) },
 		Observe:         out.observe,
 	}
