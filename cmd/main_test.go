@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -181,4 +182,33 @@ func boundOptions() (*Options, *pflag.FlagSet) {
 	fs.SetInterspersed(false)
 	o.bind(fs)
 	return &o, fs
+}
+
+func TestPresetRulesKeepTheMatchColumnNarrow(t *testing.T) {
+	t.Parallel()
+	r := runMain(t, nil, "presets", "kubectl")
+	require.Equal(t, 0, r.code, r.stderr)
+	header := strings.SplitN(r.stdout, "\n", 2)[0]
+	matchWidth := strings.Index(header, "DESCRIPTION") - strings.Index(header, "MATCH")
+	assert.Less(t, matchWidth, 70, "was padded to about 200 characters")
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		assert.Equal(t, strings.TrimRight(line, " "), line, "no trailing spaces")
+	}
+}
+
+func TestWrapPatternLinesPutEndToEndAreThePattern(t *testing.T) {
+	t.Parallel()
+	for _, re := range []string{
+		`x509: |certificate signed by unknown authority|certificate has expired|tls: failed to verify`,
+		`\((?:AccessDenied|AccessDeniedException|UnauthorizedOperation|UnauthorizedException|InvalidClientTokenId)\)`,
+		`[|]{3}|a\|b|` + strings.Repeat("x", 80) + `|short`,
+		`plain`,
+	} {
+		lines := wrapPattern(re, 30)
+		assert.Equal(t, re, strings.Join(lines, ""), re)
+		for _, l := range lines[1:] {
+			assert.True(t, strings.HasPrefix(l, "|"), "%q continues with a bar", l)
+		}
+	}
+	assert.Equal(t, []string{`[|]{3}|a\|b`, "|" + strings.Repeat("x", 80), "|short"}, wrapPattern(`[|]{3}|a\|b|`+strings.Repeat("x", 80)+`|short`, 30), "bars in classes and escaped ones are not cut")
 }
