@@ -40,7 +40,7 @@ func expandable(s string, home bool) (string, error) {
 		case c == '"':
 			double = !double
 		case c == '`':
-			return "", refuse("`")
+			return "", refuse(fmt.Sprintf("%q", "`"))
 		case c == '$':
 			rest := s[i+1:]
 			switch {

@@ -90,7 +90,7 @@ func TestSplitCommandRefusesExpansionsOnlyAShellCanDo(t *testing.T) {
 	t.Parallel()
 	for in, names := range map[string]string{
 		`echo $(id)`:   `"$("`,
-		"echo `id`":    "`",
+		"echo `id`":    `"` + "`" + `"`,
 		`echo "$(id)"`: `"$("`,
 		`echo ${X:-d}`: `"${X:-d}"`,
 		`echo ${X`:     `"${X"`,
