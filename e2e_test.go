@@ -458,7 +458,7 @@ func TestBadInputNeverRunsTheCommand(t *testing.T) {
 		{"bad signal", []string{"--signal", "NOPE"}, `retry: --signal: "NOPE": unknown signal`},
 		{"bad jitter", []string{"--jitter", "half"}, `retry: --jitter: "half": want full, equal or none`},
 		{"bad seed", []string{"--seed", "-3"}, `retry: --seed: "-3": want a whole number`},
-		{"endless without a deadline", []string{"-n", "0"}, "retry: --attempts: \"0\": 0 retries without end; give --deadline too"},
+		{"endless without a deadline", []string{"-n", "0"}, "retry: --attempts: \"0\": no attempt limit and no deadline would retry without end; give --deadline too"},
 		{"flag without its value", []string{"--deadline"}, "retry: --deadline: needs a value"},
 		{"quiet and verbose", []string{"-q", "-v"}, "retry: --quiet: cannot be used with --verbose"},
 	} {
