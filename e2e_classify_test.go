@@ -39,7 +39,7 @@ func TestExitCodeRulesDecideWhatIsRetried(t *testing.T) {
 		{"stop rule stops", []string{"--stop-on-exit", "1", "--", "sh", "-c", "exit 1"}, "after 1 attempt", "exit 1 (terminal: --stop-on-exit 1)"},
 		{"stop beats retry", []string{"--retry-on-exit", "1", "--stop-on-exit", "1", "--", "sh", "-c", "exit 1"}, "after 1 attempt", "--stop-on-exit 1"},
 		{"signal by name", []string{"--stop-on-exit", "SIGTERM", "--", "sh", "-c", "kill -TERM $$"}, "after 1 attempt", "killed by SIGTERM (terminal: --stop-on-exit SIGTERM)"},
-		{"timeout can be stopped", []string{"-t", "100ms", "--stop-on-exit", "timeout", "--", "sleep", "10"}, "after 1 attempt", "timed out (terminal: --stop-on-exit timeout)"},
+		{"timeout can be stopped", []string{"-t", "100ms", "--stop-on-exit", "timeout", "--", "sleep", "10"}, "after 1 attempt", "timed out after 100ms (terminal: --stop-on-exit timeout)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

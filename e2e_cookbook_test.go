@@ -53,7 +53,7 @@ var cookbookRecipes = []string{
 	"git-clone", "git-fetch", "docker-pull", "apt-get-install", "npm-ci",
 	"go-mod-download", "kubectl-apply", "kubectl-rollout",
 	"terraform-plan", "terraform-apply",
-	"retry-toml", "makefile", "crontab", "systemd-unit",
+	"retry-toml", "makefile", "crontab", "systemd-unit", "supervise-port-forward",
 	"github-actions", "gitlab-ci", "release-script",
 }
 
@@ -926,6 +926,62 @@ func TestCookbookSystemd(t *testing.T) {
 		assert.Eventually(t, func() bool {
 			return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 		}, 5*time.Second, 10*time.Millisecond, "the attempt did not outlive retry")
+	})
+}
+
+func TestCookbookSupervisePortForward(t *testing.T) {
+	t.Parallel()
+	argv := strings.Fields(strings.TrimSpace(recipe(t, "supervise-port-forward")))
+	require.Equal(t, "retry", argv[0])
+	require.Contains(t, argv, "--forever")
+
+	t.Run("rides out drops until it is stopped", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		calls, pidFile := filepath.Join(k.root, "calls"), filepath.Join(k.root, "pid")
+		// Three dropped connections, then a forward that stays up.
+		k.bin = append(k.bin, fakeDir(t, "kubectl", fmt.Sprintf(`echo "$*" >> '%s'
+if [ "$(wc -l < '%s')" -le 3 ]; then
+	echo 'error: lost connection to pod' >&2
+	exit 1
+fi
+echo $$ > '%s'
+echo 'Forwarding from 127.0.0.1:5432 -> 5432'
+exec sleep 60`, calls, calls, pidFile)))
+		c := k.command(argv)
+		var stdout, stderr bytes.Buffer
+		c.Stdout, c.Stderr = &stdout, &stderr
+		require.NoError(t, c.Start())
+		var pid int
+		require.Eventually(t, func() bool {
+			b, err := os.ReadFile(pidFile)
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return err == nil && pid > 0
+		}, 20*time.Second, 10*time.Millisecond)
+		require.NoError(t, c.Process.Signal(syscall.SIGTERM))
+		err := c.Wait()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee)
+		assert.Equal(t, 143, ee.ExitCode(), stderr.String())
+		assert.Contains(t, stderr.String(), "attempt 3 failed: exit 1 (transient", "no attempt limit in the lines")
+		assert.Contains(t, stderr.String(), "stopped kubectl after 4 attempts")
+		b, err := os.ReadFile(calls)
+		require.NoError(t, err)
+		assert.Equal(t, strings.Repeat("port-forward svc/db 5432:5432\n", 4), string(b))
+		assert.Eventually(t, func() bool {
+			return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+		}, 10*time.Second, 10*time.Millisecond, "the forward did not outlive retry")
+	})
+
+	t.Run("a permanent failure ends it at once", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		kubectl := k.fake("kubectl", fakeSpec{fails: failAlways, code: 1, stderr: "Error from server (NotFound): services \"db\" not found\n"})
+		r := k.run(argv)
+		assert.Equal(t, 1, r.code, r.stderr)
+		assert.Equal(t, 1, kubectl.calls())
+		assert.Contains(t, r.stderr, "giving up on kubectl after 1 attempt")
+		assert.Contains(t, r.stderr, "terminal failure")
 	})
 }
 

@@ -74,7 +74,9 @@ func TestBadCommandStringsAreRefusedOrSplitSafely(t *testing.T) {
 		{`a | b`, 125, `"|" is shell syntax; add --shell`, ""},
 		{`a; b`, 125, `";" is shell syntax`, ""},
 		{`''`, 125, "no command in the string", ""},
-		{`echo $(id) ` + "`id`", 0, "", "$(id) `id`\n"},
+		{`echo $(id)`, 125, `"$(" is shell syntax that only a shell expands; add --shell`, ""},
+		{"echo `id`", 125, "\"`\" is shell syntax that only a shell expands; add --shell", ""},
+		{`echo '$(id)' "\$(id)"`, 0, "", "$(id) $(id)\n"},
 		{"echo " + strings.Repeat("x", 100_000), 0, "", strings.Repeat("x", 100_000) + "\n"},
 	} {
 		t.Run(tc.command[:min(20, len(tc.command))], func(t *testing.T) {

@@ -330,7 +330,7 @@ func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
 	r := retry(t, nil, "-n", "2", "-t", "2s", "--fast-delay", "1ms", "--",
 		"sh", "-c", `sleep 100 & echo $! >> "$0"; wait`, pidfile)
 	assert.Equal(t, 124, r.code, "the last attempt hit its --timeout")
-	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out (transient)")
+	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out after 2s (transient)", "the limit that ran out is named")
 	assert.Less(t, r.elapsed, 20*time.Second)
 	pids := pidsIn(t, pidfile)
 	assert.Len(t, pids, 2, "both attempts ran")
@@ -458,7 +458,7 @@ func TestBadInputNeverRunsTheCommand(t *testing.T) {
 		{"bad signal", []string{"--signal", "NOPE"}, `retry: --signal: "NOPE": unknown signal`},
 		{"bad jitter", []string{"--jitter", "half"}, `retry: --jitter: "half": want full, equal or none`},
 		{"bad seed", []string{"--seed", "-3"}, `retry: --seed: "-3": want a whole number`},
-		{"endless without a deadline", []string{"-n", "0"}, "retry: --attempts: \"0\": 0 retries without end; give --deadline too"},
+		{"endless without a deadline", []string{"-n", "0"}, "retry: --attempts: \"0\": no attempt limit and no deadline would retry without end; give --deadline too"},
 		{"flag without its value", []string{"--deadline"}, "retry: --deadline: needs a value"},
 		{"quiet and verbose", []string{"-q", "-v"}, "retry: --quiet: cannot be used with --verbose"},
 	} {

@@ -151,7 +151,11 @@ func policyWords(name string, settings map[string]any, where string, data []byte
 		}
 		f := fs.Lookup(key)
 		if f == nil || key == "policy" || key == "help" || key == "version" {
-			return nil, nil, &UsageError{Flag: at, Value: key, Want: "unknown setting; a policy sets retry's flags by their long names, such as attempts or deadline"}
+			want := "unknown setting; a policy sets retry's flags by their long names, such as attempts or deadline"
+			if hint := unknownFlag(key, fs); hint != "" && f == nil {
+				want = "unknown setting; " + strings.ReplaceAll(hint, "--", "")
+			}
+			return nil, nil, &UsageError{Flag: at, Value: key, Want: want}
 		}
 		values, err := settingValues(settings[key])
 		if err != nil {
@@ -203,21 +207,22 @@ func settingValues(v any) ([]string, error) {
 // splitOpts splits RETRY_OPTS into words: quotes and backslashes as in a
 // shell, no variables, no command substitution.
 func splitOpts(s string) ([]string, error) {
-	return splitWords("RETRY_OPTS", s, "RETRY_OPTS holds flags only")
+	return splitWords("RETRY_OPTS", s, "RETRY_OPTS holds flags only", nil)
 }
 
 // splitWords splits s into words as a shell would (quotes, backslashes)
-// without running a shell: a parser instance with variables and command
-// substitution off. Shell operators are refused; instead says what to do.
-// source names the input in errors.
-func splitWords(source, s, instead string) ([]string, error) {
+// without running a shell: a parser instance with command substitution
+// off, and variables off unless getenv is given to look them up. Shell
+// operators are refused; instead says what to do. source names the input
+// in errors.
+func splitWords(source, s, instead string, getenv func(string) string) ([]string, error) {
 	if !utf8.ValidString(s) {
 		// The parser reads runes: a byte that is not UTF-8 would turn into
 		// U+FFFD and name another file. Words after -- pass untouched.
 		return nil, &UsageError{Flag: source, Value: s, Want: "not valid UTF-8; give the command as words after -- instead, where every byte passes as it is"}
 	}
 	p := shellwords.NewParser()
-	p.ParseEnv, p.ParseBacktick = false, false
+	p.ParseEnv, p.ParseBacktick, p.Getenv = getenv != nil, false, getenv
 	words, err := p.Parse(s)
 	if err != nil {
 		return nil, &UsageError{Flag: source, Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
@@ -262,7 +267,7 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 		}
 		fs := scratchFlags()
 		if err := fs.Parse(words); err != nil {
-			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Err: flagError(err)}
+			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Err: flagError(err, fs)}
 		}
 		if len(fs.Args()) > 0 {
 			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Want: fmt.Sprintf("holds flags only, not the command word %q", fs.Args()[0])}

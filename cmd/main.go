@@ -105,13 +105,29 @@ crashes) are not retried.
 Flags end at the first word that is not a flag, so flags after the program
 belong to it. Put -- before a command named like a retry subcommand.
 
+Durations are Go's (250ms, 1m30s), plain seconds (2.5) or days in front
+(1d, 1d12h). -c STRING is split into words without a shell, expanding $NAME,
+${NAME} and a leading ~ as a shell would; $(...), backquotes and other
+forms only a shell can do are refused: use --shell for them. Another retry
+tool's flags (--retries, --times, --max-time, --delay, --until, --while)
+and near misses of ours are refused with a pointer to the flag to use.
+
+-n 0 without --deadline or a stop rule is refused; --forever says it on
+purpose: no attempt limit and no deadline, each wait still at most
+--slow-max. For a command that runs until stopped (a tunnel, a worker),
+--reset D starts the schedule over at the fast phase after an attempt that
+ran at least D. A --slow-delay (--fast-delay) above its --slow-max
+(--fast-max) raises the cap, unless a higher layer set the cap; retry plan
+says which.
+
 Exit status: 0 on success; the last attempt's own code when retry gives up;
 124 when the deadline or --timeout stopped the last attempt; 125 for retry's
 own usage errors; 126 or 127 when the command cannot be run; 128+n when retry
 was stopped by signal n. See docs/exit-codes.md.`,
 		Example: `  retry -- curl -fsS https://example.com/health
   retry -n 3 --deadline 30s -- make deploy
-  retry --timeout 10s --kill-after 2s -- ./flaky-test.sh`,
+  retry --timeout 10s --kill-after 2s -- ./flaky-test.sh
+  retry --forever --reset 5m -- ssh -N tunnel`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -120,6 +136,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
 				return err
 			}
+			o.sources = sources
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
@@ -130,7 +147,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	}
 	root.SetOut(deps.Stdout)
 	root.SetErr(deps.Stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return flagError(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(err, c.Flags()) })
 	root.Flags().SetInterspersed(false)
 	root.Flags().SortFlags = false
 	o.bind(root.Flags())
@@ -208,6 +225,10 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 			stdinMode = runner.StdinInherit
 		}
 	}
+	var starter runner.Starter = runner.Exec{}
+	if deps.Starter != nil {
+		starter = deps.Starter
+	}
 	var newScan func() runner.LineScanner
 	if plan.Classifier.NeedsOutput() {
 		newScan = func() runner.LineScanner { return plan.Classifier.NewScan() }
@@ -236,7 +257,7 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 		IdempotencyKey:  idempotencyKey(deps.Env),
 		Hook:            plan.Hook,
 		HookMustSucceed: o.OnRetryMustSucceed,
-		Starter:         deps.Starter,
+		Starter:         subcommandHint{next: starter, program: plan.Args[0]},
 		Attach:          func(p runner.Process) func() { return relay.Attach(p) },
 		Observe:         out.observe,
 	}

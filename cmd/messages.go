@@ -62,8 +62,9 @@ func (e *UsageError) Error() string {
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // flagError turns pflag's errors into UsageErrors that name the flag the way
-// the user typed it.
-func flagError(err error) error {
+// the user typed it; fs, when given, is searched for the flag an unknown
+// one was probably meant to be.
+func flagError(err error, fs *pflag.FlagSet) error {
 	var notExist *pflag.NotExistError
 	var needsValue *pflag.ValueRequiredError
 	var invalid *pflag.InvalidValueError
@@ -76,7 +77,13 @@ func flagError(err error) error {
 				name += " (in -" + group + ")"
 			}
 		}
-		return &UsageError{Flag: name, Want: "unknown flag; see retry --help (put -- before the command if the flag is the command's)"}
+		want := "unknown flag; see retry --help (put -- before the command if the flag is the command's)"
+		if notExist.GetSpecifiedShortnames() == "" {
+			if hint := unknownFlag(notExist.GetSpecifiedName(), fs); hint != "" {
+				want = "unknown flag; " + hint
+			}
+		}
+		return &UsageError{Flag: name, Want: want}
 	case errors.As(err, &needsValue):
 		return &UsageError{Flag: flagName(needsValue.GetFlag()), Want: "needs a value"}
 	case errors.As(err, &invalid):

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -12,12 +13,16 @@ import (
 
 	"retry/exitcodes"
 	"retry/policy"
+	"retry/report"
 	"retry/runner"
 )
 
 // Options holds the root command's flags as the user gave them.
 type Options struct {
-	Attempts  int
+	Attempts int
+	// Forever is --forever: no attempt limit, and no deadline needed. It
+	// sets Attempts to 0; a later --attempts clears it.
+	Forever   bool
 	Deadline  time.Duration
 	Timeout   time.Duration
 	Signal    string
@@ -28,6 +33,7 @@ type Options struct {
 	FastMax   time.Duration
 	SlowDelay time.Duration
 	SlowMax   time.Duration
+	Reset     time.Duration
 	Jitter    string
 	Seed      uint64
 	SeedSet   bool
@@ -66,6 +72,10 @@ type Options struct {
 
 	// Policy is the -p policy; it is applied before parsing (see layers).
 	Policy string
+
+	// sources names the layer that set each flag (see layers); nil when
+	// the options did not come through them.
+	sources map[string]string
 }
 
 // DefaultStdinMax is --stdin-max's default: more than most piped inputs
@@ -102,7 +112,9 @@ func defaultOptions() Options {
 
 // bind registers the policy and run flags on fs, writing into o.
 func (o *Options) bind(fs *pflag.FlagSet) {
-	fs.VarP(countValue{&o.Attempts, "attempts"}, "attempts", "n", "total attempts, the first included; 0 means no count limit (then --deadline must end it)")
+	fs.VarP(attemptsValue{countValue{&o.Attempts, "attempts"}, &o.Forever}, "attempts", "n", "total attempts, the first included; 0 means no count limit (then --deadline, a stop rule or --forever must say how it ends)")
+	fs.Var(foreverValue{&o.Forever, &o.Attempts}, "forever", "retry without end, on purpose: no attempt limit and no deadline needed (each wait is still at most --slow-max); a later --attempts replaces it")
+	fs.Lookup("forever").NoOptDefVal = "true"
 	fs.VarP(durationValue{&o.Deadline, "deadline"}, "deadline", "d", "total time for all attempts and waits (default none)")
 	fs.VarP(durationValue{&o.Timeout, "timeout"}, "timeout", "t", "time limit of one attempt (default none); cut to the time left before the deadline")
 	fs.StringVarP(&o.Signal, "signal", "s", o.Signal, "signal sent to the attempt's process group when its time is up")
@@ -113,6 +125,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.FastMax, "fast-max"}, "fast-max", "longest wait of the fast phase")
 	fs.Var(durationValue{&o.SlowDelay, "slow-delay"}, "slow-delay", "base wait of the slow phase, for outages")
 	fs.Var(durationValue{&o.SlowMax, "slow-max"}, "slow-max", "longest wait of the slow phase")
+	fs.Var(durationValue{&o.Reset, "reset"}, "reset", "an attempt that ran at least this long before failing starts the schedule over at the fast phase (the attempt count goes on); for long-running commands (default none)")
 	fs.StringVar(&o.Jitter, "jitter", o.Jitter, "how waits are drawn: full (uniform in [0, bound]), equal ([bound/2, bound]) or none")
 	fs.Var(seedValue{&o.Seed, &o.SeedSet}, "seed", "seed for every random choice, to make waits repeatable")
 
@@ -161,6 +174,9 @@ type Plan struct {
 	Classifier *exitcodes.Classifier
 	// Fallback runs when retry gives up or the circuit is open.
 	Fallback []string
+	// Notes say where the plan differs from what a flag says on its own,
+	// such as a cap raised to meet its delay; retry plan prints them.
+	Notes []string
 	ioPlan
 }
 
@@ -186,8 +202,24 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 	if o.Quiet && o.Verbose {
 		return Plan{}, &UsageError{Flag: "--quiet", Want: "cannot be used with --verbose; pick one"}
 	}
-	if o.Attempts == 0 && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
-		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "0 retries without end; give --deadline too (such as --deadline 10m), or a stop rule"}
+	if o.Attempts == 0 && !o.Forever && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
+		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "no attempt limit and no deadline would retry without end; give --deadline too (such as --deadline 10m) or a stop rule, or say --forever if you mean it"}
+	}
+	var notes []string
+	for _, pair := range []struct {
+		delayFlag, maxFlag string
+		delay, max         *time.Duration
+	}{
+		{"fast-delay", "fast-max", &o.FastDelay, &o.FastMax},
+		{"slow-delay", "slow-max", &o.SlowDelay, &o.SlowMax},
+	} {
+		note, err := o.capAtLeastDelay(pair.delayFlag, pair.maxFlag, pair.delay, pair.max)
+		if err != nil {
+			return Plan{}, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
 	}
 	classifier, err := o.classifier(args)
 	if err != nil {
@@ -247,13 +279,69 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 			SlowMax:   o.SlowMax,
 			Jitter:    jitter,
 			HintMax:   o.RetryAfterMax,
+			Reset:     o.Reset,
+			Forever:   attempts == 0 && o.Deadline == 0 && o.Forever,
 		},
 		Timeout:    o.Timeout,
 		Signal:     sig,
 		KillAfter:  o.KillAfter,
 		Classifier: classifier,
 		Fallback:   fallback,
+		Notes:      notes,
 	}, nil
+}
+
+// capAtLeastDelay settles a delay above its cap (--slow-delay 60s with the
+// default --slow-max 30s), which would otherwise cut every wait to the cap
+// without a word. The layer that set each decides (see layers): a cap set
+// by a lower layer than the delay, or left at its default, is raised to
+// the delay, as recur does; a cap set by a higher layer wins, and the
+// delay is cut to it; both set by one layer contradict each other and are
+// an error. The note says what was done, for retry plan.
+func (o *Options) capAtLeastDelay(delayFlag, maxFlag string, delay, cap *time.Duration) (string, error) {
+	if *delay <= *cap {
+		return "", nil
+	}
+	dl, cl := o.layer(delayFlag), o.layer(maxFlag)
+	switch {
+	case cl > dl:
+		note := fmt.Sprintf("--%s %s (%s) is above --%s %s (%s): %s takes precedence, so the waits start at %s",
+			delayFlag, report.Duration(*delay), o.from(delayFlag), maxFlag, report.Duration(*cap), o.from(maxFlag), o.from(maxFlag), report.Duration(*cap))
+		*delay = *cap
+		return note, nil
+	case cl == dl && cl > 0:
+		return "", &UsageError{Flag: "--" + delayFlag,
+			Want: fmt.Sprintf("%s is above --%s %s, both from %s; raise --%s or lower --%s", report.Duration(*delay), maxFlag, report.Duration(*cap), o.from(maxFlag), maxFlag, delayFlag)}
+	}
+	note := fmt.Sprintf("--%s raised from %s (%s) to %s, the --%s", maxFlag, report.Duration(*cap), o.from(maxFlag), report.Duration(*delay), delayFlag)
+	*cap = *delay
+	return note, nil
+}
+
+// from names the layer that set flag, for messages.
+func (o *Options) from(flag string) string {
+	switch src := o.sources[flag]; src {
+	case "":
+		return "the default"
+	case "command line":
+		return "the command line"
+	default:
+		return src
+	}
+}
+
+// layer ranks the layer that set flag: 3 the command line, 2 RETRY_OPTS,
+// 1 a policy, 0 the built-in default.
+func (o *Options) layer(flag string) int {
+	switch src := o.sources[flag]; {
+	case src == "command line":
+		return 3
+	case src == "RETRY_OPTS":
+		return 2
+	case strings.HasPrefix(src, "policy"):
+		return 1
+	}
+	return 0
 }
 
 // commandLine returns the argv to run: the words after the flags, or the
@@ -278,13 +366,24 @@ func (o *Options) commandLine(args, env []string) ([]string, error) {
 		}
 		return []string{shell, "-c", o.Command}, nil
 	}
-	return splitCommand(o.Command)
+	return splitCommand(o.Command, append(append([]string(nil), env...), o.Env...))
 }
 
-// splitCommand splits a -c string into argv (see splitWords).
-func splitCommand(s string) ([]string, error) {
-	words, err := splitWords("-c", s, "add --shell to run the string with a shell")
+// splitCommand splits a -c string into argv (see splitWords), expanding
+// $NAME, ${NAME} and a leading ~ from env, the command's environment, as
+// a shell would (see expandable).
+func splitCommand(s string, env []string) ([]string, error) {
+	home := lookupEnv(env, "HOME")
+	rewritten, err := expandable(s, home != "")
 	if err != nil {
+		return nil, err
+	}
+	words, err := splitWords("-c", rewritten, "add --shell to run the string with a shell", func(name string) string { return lookupEnv(env, name) })
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			ue.Value = s // name the string as given, not as rewritten
+		}
 		return nil, err
 	}
 	if len(words) == 0 || words[0] == "" {

@@ -37,6 +37,7 @@ came from.`,
 			if len(argv) == 0 {
 				argv = []string{"COMMAND"}
 			}
+			o.sources = *sources
 			plan, err := o.plan(argv, deps.Env)
 			if err != nil {
 				return err
@@ -99,7 +100,10 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	p := plan.Policy
 	rows := schedule(p, plan.Timeout, o.Seed, o.SeedSet)
 	attempts := fmt.Sprint(p.Attempts)
-	if p.Attempts == 0 {
+	switch {
+	case p.Forever:
+		attempts = "forever (--forever)"
+	case p.Attempts == 0:
 		attempts = "no limit"
 	}
 	deadline := "none"
@@ -111,8 +115,15 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 		timeout = fmt.Sprintf("%s, then %s, SIGKILL %s later", report.Duration(plan.Timeout), exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
 	}
 	fmt.Fprintf(w, "attempts: %s; deadline: %s; per-attempt timeout: %s; jitter: %s\n", attempts, deadline, timeout, p.Jitter)
-	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n\n",
+	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n",
 		p.Fast, report.Duration(p.FastDelay), report.Duration(p.FastMax), report.Duration(p.SlowDelay), report.Duration(p.SlowMax))
+	for _, note := range plan.Notes {
+		fmt.Fprintf(w, "note: %s\n", note)
+	}
+	if p.Reset > 0 {
+		fmt.Fprintf(w, "reset: an attempt that ran %s or longer before failing starts the schedule over at the fast phase (the attempt count goes on)\n", report.Duration(p.Reset))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "ATTEMPT\tPHASE\tWAIT BEFORE\tWORST CASE BY THEN\tEXPECTED BY THEN\t"
@@ -144,6 +155,8 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	tw.Flush()
 	last := rows[len(rows)-1]
 	switch {
+	case p.Forever:
+		fmt.Fprintf(w, "... and so on at most every %s, forever: until an attempt succeeds, fails for good, or retry is stopped\n", report.Duration(p.SlowMax))
 	case p.Attempts == 0 && !last.cut:
 		fmt.Fprintf(w, "... and so on at most every %s until the deadline or a stop rule\n", report.Duration(p.SlowMax))
 	case p.Attempts > len(rows) && !last.cut:
@@ -161,30 +174,56 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 
 // timeline draws the attempts on one line of width characters: a digit (or
 // *) where each attempt starts at the latest, dashes for the waits, and |
-// at the deadline.
+// at the deadline. The line ends at the last attempt listed; a deadline
+// after it is named under the line rather than stretching the line until
+// the first attempts crowd into its first character. When they crowd there
+// anyway (50ms waits before a 30s one), they are drawn again on a line of
+// their own, closer.
 func timeline(rows []planRow, deadline time.Duration, width int) string {
-	end := rows[len(rows)-1].worst
-	if deadline > end {
-		end = deadline
-	}
-	line := []byte(strings.Repeat("-", width+1))
-	pos := func(d time.Duration) int {
-		if end == 0 {
-			return 0
+	out := timelineLine(rows, rows[len(rows)-1].worst, deadline, width)
+	for zoom := 0; zoom < 3; zoom++ {
+		end := rows[len(rows)-1].worst
+		crowded := 0
+		for crowded < len(rows) && column(rows[crowded].worst, end, width) == 0 {
+			crowded++
 		}
-		return int(int64(width) * int64(d) / int64(end))
+		if crowded < 2 || crowded == len(rows) {
+			break
+		}
+		rows = rows[:crowded+1]
+		out += fmt.Sprintf("\nthe first %d attempts, closer:\n", len(rows)) + timelineLine(rows, rows[crowded].worst, 0, width)
 	}
+	return out
+}
+
+// column is where d falls on a line of width characters that ends at end.
+func column(d, end time.Duration, width int) int {
+	if end <= 0 {
+		return 0
+	}
+	return min(int(int64(width)*int64(d)/int64(end)), width)
+}
+
+// timelineLine draws rows on a line ending at end, with its scale below.
+func timelineLine(rows []planRow, end, deadline time.Duration, width int) string {
+	line := []byte(strings.Repeat("-", width+1))
 	for _, r := range rows {
+		if r.worst > end {
+			break
+		}
 		mark := byte('*')
 		if r.attempt < 10 {
 			mark = byte('0' + r.attempt)
 		}
-		line[pos(r.worst)] = mark
-	}
-	if deadline > 0 {
-		line[pos(deadline)] = '|'
+		line[column(r.worst, end, width)] = mark
 	}
 	scale := fmt.Sprintf("0s%s%s", strings.Repeat(" ", max(width-len(report.Duration(end))-1, 1)), report.Duration(end))
+	switch {
+	case deadline > end:
+		scale += fmt.Sprintf(" (the %s deadline is later)", report.Duration(deadline))
+	case deadline > 0:
+		line[column(deadline, end, width)] = '|'
+	}
 	return string(line) + "\n" + scale
 }
 

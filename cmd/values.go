@@ -9,8 +9,9 @@ import (
 	"time"
 )
 
-// ParseDuration reads a duration as Go writes it ("250ms", "1m30s") or as a
-// plain number of seconds ("2", "0.5"). Negative, non-finite and
+// ParseDuration reads a duration as Go writes it ("250ms", "1m30s"), as a
+// plain number of seconds ("2", "0.5"), or with a day suffix in front
+// ("1d", "1d12h"), as GNU timeout takes one. Negative, non-finite and
 // out-of-range values are errors.
 func ParseDuration(s string) (time.Duration, error) {
 	if s == "" {
@@ -25,6 +26,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		}
 		return time.Duration(math.Round(secs * float64(time.Second))), nil
 	}
+	if days, rest, ok := strings.Cut(s, "d"); ok && isPlainNumber(days) {
+		return withDays(days, rest)
+	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
 		return 0, errors.New("not a duration")
@@ -33,6 +37,29 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, errors.New("negative duration")
 	}
 	return d, nil
+}
+
+// withDays reads a duration with a day suffix, as GNU timeout takes one:
+// "1d", "1.5d", or days followed by Go's syntax ("1d12h").
+func withDays(days, rest string) (time.Duration, error) {
+	n, err := strconv.ParseFloat(days, 64)
+	if err != nil || days == "" || days == "-" {
+		return 0, errors.New("not a duration")
+	}
+	if n < 0 {
+		return 0, errors.New("negative duration")
+	}
+	var more time.Duration
+	if rest != "" {
+		if more, err = time.ParseDuration(rest); err != nil || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+			return 0, errors.New("not a duration")
+		}
+	}
+	total := n*float64(24*time.Hour) + float64(more)
+	if total >= math.MaxInt64 {
+		return 0, errors.New("duration too long")
+	}
+	return time.Duration(math.Round(total)), nil
 }
 
 // isPlainNumber accepts digits with at most one dot, so that ParseFloat's
@@ -52,7 +79,7 @@ func isPlainNumber(s string) bool {
 	return dots <= 1 && s != "."
 }
 
-const wantDuration = "want a duration such as 250ms, 1m30s or a number of seconds such as 2.5"
+const wantDuration = "want a duration such as 250ms, 1m30s, 1d12h or a number of seconds such as 2.5"
 
 // durationValue is a flag holding a duration in ParseDuration's syntax.
 type durationValue struct {

@@ -22,6 +22,11 @@ func TestParseDurationAcceptsGoSyntaxAndPlainSeconds(t *testing.T) {
 		"1.5h":    90 * time.Minute,
 		"0.0001":  100 * time.Microsecond,
 		"2562047": 2562047 * time.Second,
+		"1d":      24 * time.Hour,
+		"1d12h":   36 * time.Hour,
+		"1.5d":    36 * time.Hour,
+		"2d30m":   48*time.Hour + 30*time.Minute,
+		"0d":      0,
 	} {
 		got, err := ParseDuration(in)
 		require.NoError(t, err, in)
@@ -46,6 +51,13 @@ func TestParseDurationRejectsWhatIsNotADuration(t *testing.T) {
 		"5 s":        "not a duration",
 		"1e400":      "not a duration",
 		"9999999999": "duration too long",
+		"d":          "not a duration",
+		"1dd":        "not a duration",
+		"1d-1h":      "not a duration",
+		"1d12":       "not a duration",
+		"-1d":        "negative duration",
+		"1h1d":       "not a duration",
+		"200000d":    "duration too long",
 	} {
 		_, err := ParseDuration(in)
 		require.Error(t, err, "%q", in)

@@ -99,6 +99,9 @@ type Exit struct {
 	// TimedOut is set when retry stopped the attempt at its time limit
 	// (--timeout, or the deadline).
 	TimedOut bool
+	// Limit is the time limit that ran out, when TimedOut: the
+	// --timeout, or the time that was left before the deadline.
+	Limit time.Duration
 	// Start is set when the process could not be started.
 	Start Start
 }
@@ -109,7 +112,7 @@ func Signaled(sig syscall.Signal) Exit {
 }
 
 // String describes the ending for people: "exit 7", "killed by SIGKILL",
-// "timed out (SIGTERM)", "not found".
+// "timed out after 10s", "command not found".
 func (e Exit) String() string {
 	switch {
 	case e.Start == ProgramMissing:
@@ -118,6 +121,12 @@ func (e Exit) String() string {
 		return "command not executable"
 	case e.Start == StartFailed:
 		return "command could not be started"
+	case e.TimedOut && e.Limit > 0:
+		limit := e.Limit
+		if limit >= time.Millisecond {
+			limit = limit.Round(time.Millisecond) // the time left before a deadline is not round
+		}
+		return "timed out after " + limit.String()
 	case e.TimedOut:
 		return "timed out"
 	case e.Signal != 0:

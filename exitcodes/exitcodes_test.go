@@ -3,6 +3,7 @@ package exitcodes
 import (
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -82,6 +83,8 @@ func TestExitDescriptions(t *testing.T) {
 	assert.Equal(t, "exit 7", Exit{Code: 7}.String())
 	assert.Equal(t, "killed by SIGKILL", Signaled(syscall.SIGKILL).String())
 	assert.Equal(t, "timed out", Exit{TimedOut: true, Signal: syscall.SIGTERM}.String())
+	assert.Equal(t, "timed out after 10s", Exit{TimedOut: true, Limit: 10 * time.Second}.String(), "the limit that ran out")
+	assert.Equal(t, "timed out after 3.272s", Exit{TimedOut: true, Limit: 3271912345}.String(), "rounded to milliseconds")
 	assert.Equal(t, "command not found", Exit{Start: ProgramMissing}.String())
 	assert.Equal(t, "transient", Transient.String())
 }

@@ -93,6 +93,17 @@ type Policy struct {
 	// HintMax is the longest wait a command may ask for (Retry-After);
 	// a longer one gives up at once. 0 means no limit but the deadline.
 	HintMax time.Duration
+	// Reset, when positive, starts the schedule over at the fast phase
+	// after an attempt that ran at least this long before it failed: a
+	// tunnel or a worker that ran for an hour and then died is having a new
+	// blip, not the same outage. The attempt count is not given back, so
+	// Attempts still bounds the run.
+	Reset time.Duration
+	// Forever says the run retries without end on purpose (--forever):
+	// Attempts and Deadline are both 0. Next does not read it (no limit
+	// is no limit); it is for what waits outside the schedule, such as an
+	// open circuit, to know there is no deadline to respect.
+	Forever bool
 }
 
 // Default returns the built-in policy: 5 attempts, 2 fast retries (50ms base,
@@ -137,6 +148,12 @@ type Input struct {
 	// Hint is the wait the failed attempt asked for, when HasHint is set.
 	Hint    time.Duration
 	HasHint bool
+	// Ran is how long the attempt that just failed ran (see Reset).
+	Ran time.Duration
+	// Step is the failed attempt's place in the schedule, from 1: the
+	// Step of the previous Decision plus one. 0 means Attempt, as in a
+	// schedule that never started over.
+	Step int
 }
 
 // Decision is the policy's answer: retry after Wait in Phase, or stop for
@@ -150,6 +167,12 @@ type Decision struct {
 	Bound time.Duration
 	// Stop is set when Retry is false.
 	Stop Reason
+	// Step is the place in the schedule the wait was drawn for (see
+	// Input.Step): pass Step+1 with the next failure.
+	Step int
+	// Reset is set when the failed attempt ran at least Policy.Reset, so
+	// the schedule started over at its first step.
+	Reset bool
 }
 
 // Rand is the source of randomness for jitter. A *rand.Rand from
@@ -166,29 +189,37 @@ func (p Policy) Next(in Input, r Rand) Decision {
 	if p.Attempts > 0 && in.Attempt >= p.Attempts {
 		return Decision{Stop: Exhausted}
 	}
-	d := Decision{Retry: true}
+	d := Decision{Retry: true, Step: in.Step}
+	if d.Step <= 0 {
+		d.Step = in.Attempt
+	}
+	if p.Reset > 0 && in.Ran >= p.Reset {
+		d.Step, d.Reset = 1, true
+	}
 	if in.HasHint {
 		d.Phase, d.Wait, d.Bound = Hint, max(in.Hint, 0), max(in.Hint, 0)
 		if p.HintMax > 0 && d.Wait > p.HintMax {
-			return Decision{Phase: d.Phase, Wait: d.Wait, Bound: d.Bound, Stop: HintTooLong}
+			d.Retry, d.Stop = false, HintTooLong
+			return d
 		}
 	} else {
-		d.Phase, d.Bound = p.Bound(in.Attempt)
+		d.Phase, d.Bound = p.Bound(d.Step)
 		d.Wait = p.draw(d.Bound, r)
 	}
 	if p.Deadline > 0 && in.Elapsed+d.Wait >= p.Deadline {
+		d.Retry, d.Stop = false, WaitPastDeadline
 		if in.HasHint {
-			return Decision{Phase: d.Phase, Wait: d.Wait, Bound: d.Bound, Stop: HintPastDeadline}
+			d.Stop = HintPastDeadline
 		}
-		return Decision{Phase: d.Phase, Wait: d.Wait, Bound: d.Bound, Stop: WaitPastDeadline}
 	}
 	return d
 }
 
 // Bound returns the phase and the upper bound of the wait that follows
-// failed attempt number attempt (from 1), before jitter.
-func (p Policy) Bound(attempt int) (Phase, time.Duration) {
-	retry := attempt // the retry about to be made, from 1
+// the failure at step (from 1; the attempt number, unless the schedule
+// started over), before jitter.
+func (p Policy) Bound(step int) (Phase, time.Duration) {
+	retry := step // the retry about to be made, from 1
 	if retry <= p.Fast {
 		return Fast, expBound(p.FastDelay, p.FastMax, retry-1)
 	}

@@ -218,3 +218,85 @@ func BenchmarkNext(b *testing.B) {
 		p.Next(Input{Attempt: i%10 + 1}, r)
 	}
 }
+
+// runSchedule feeds Next a run of failures, each having run for ran[i],
+// the way the runner does (Step carried from one decision to the next),
+// and returns the bounds of the waits drawn.
+func runSchedule(p Policy, ran []time.Duration) ([]Phase, []time.Duration, []bool) {
+	var phases []Phase
+	var bounds []time.Duration
+	var resets []bool
+	step := 0
+	var elapsed time.Duration
+	for i, r := range ran {
+		elapsed += r
+		d := p.Next(Input{Attempt: i + 1, Elapsed: elapsed, Ran: r, Step: step + 1}, seeded(1))
+		if !d.Retry {
+			break
+		}
+		step = d.Step
+		elapsed += d.Wait
+		phases, bounds, resets = append(phases, d.Phase), append(bounds, d.Bound), append(resets, d.Reset)
+	}
+	return phases, bounds, resets
+}
+
+func TestLongAttemptStartsTheScheduleOverAtTheFastPhase(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts, p.Reset = 0, 5*time.Minute
+	short, long := time.Second, 2*time.Hour
+	// A worker fails fast four times (backing off into the slow phase),
+	// then runs two hours before crashing: its next wait is a blip's again.
+	phases, bounds, resets := runSchedule(p, []time.Duration{short, short, short, short, long, short, short})
+	assert.Equal(t, []Phase{Fast, Fast, Slow, Slow, Fast, Fast, Slow}, phases)
+	assert.Equal(t, []time.Duration{50e6, 100e6, 2e9, 4e9, 50e6, 100e6, 2e9}, bounds)
+	assert.Equal(t, []bool{false, false, false, false, true, false, false}, resets)
+}
+
+func TestResetIsReachedAtExactlyItsDuration(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts, p.Reset = 0, time.Minute
+	_, bounds, _ := runSchedule(p, []time.Duration{0, 0, 0, time.Minute - 1, time.Minute})
+	assert.Equal(t, []time.Duration{50e6, 100e6, 2e9, 4e9, 50e6}, bounds, "59.999…s does not reset, 1m does")
+}
+
+func TestResetDoesNotGiveAttemptsBack(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts, p.Reset = 3, time.Second
+	long := time.Hour
+	_, bounds, _ := runSchedule(p, []time.Duration{long, long, long, long})
+	assert.Len(t, bounds, 2, "3 attempts are 2 waits, however long each ran")
+	d := p.Next(Input{Attempt: 3, Ran: long, Step: 1}, seeded(1))
+	assert.Equal(t, Exhausted, d.Stop)
+}
+
+func TestWithoutResetLongAttemptsKeepBackingOff(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts = 0
+	_, bounds, resets := runSchedule(p, []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour})
+	assert.Equal(t, []time.Duration{50e6, 100e6, 2e9, 4e9}, bounds)
+	assert.Equal(t, []bool{false, false, false, false}, resets)
+}
+
+func TestForeverKeepsWaitingAtTheSlowCap(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts, p.Forever = 0, true
+	ran := make([]time.Duration, 10_000)
+	_, bounds, _ := runSchedule(p, ran)
+	require.Len(t, bounds, len(ran), "no attempt ends it")
+	assert.Equal(t, 30*time.Second, bounds[len(bounds)-1], "each wait stays bounded by the slow cap")
+}
+
+func TestStepZeroMeansTheAttemptNumber(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts = 0
+	d := p.Next(Input{Attempt: 3}, seeded(1))
+	assert.Equal(t, 3, d.Step)
+	assert.Equal(t, Slow, d.Phase)
+}

@@ -21,7 +21,8 @@ const (
 //
 //	retry: attempt 4/5 in 7s (slow phase) — Ctrl-C to stop
 //
-// rewritten in place each second, and erased when the next attempt starts
+// rewritten in place as the time left changes (each tenth of a second
+// under ten seconds, each second above), and erased when the next attempt starts
 // or the run ends, so nothing else ever lands on it. The caller turns it on
 // only when W is a terminal (never for a file, a pipe or CI logs).
 //
@@ -98,17 +99,18 @@ func (c *Countdown) start(n, max int, phase string, d time.Duration) {
 		}
 		_, _ = io.WriteString(c.W, "\r"+line+"\x1b[K")
 	}
-	left := wholeSeconds(d)
+	left := shownLeft(d)
 	draw(left)
 	go c.tick(end, left, draw, c.stop, c.done)
 }
 
-// tick redraws the line each time the whole seconds left change, shown
-// rounded up so it never promises less time than is left. It returns when
-// stop is closed or the wait is over; the line stays until Stop erases it.
+// tick redraws the line each time the time left, as shownLeft rounds it,
+// changes; rounded up, it never promises less time than is left. It
+// returns when stop is closed or the wait is over; the line stays until
+// Stop erases it.
 func (c *Countdown) tick(end time.Time, shown time.Duration, draw func(time.Duration), stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
-	t := time.NewTimer(time.Until(end) - (shown - time.Second))
+	t := time.NewTimer(time.Until(end) - (shown - step(shown)))
 	defer t.Stop()
 	for {
 		select {
@@ -120,13 +122,27 @@ func (c *Countdown) tick(end time.Time, shown time.Duration, draw func(time.Dura
 		if left <= 0 {
 			return
 		}
-		shown = wholeSeconds(left)
+		shown = shownLeft(left)
 		draw(shown)
-		t.Reset(left - (shown - time.Second))
+		t.Reset(left - (shown - step(shown)))
 	}
 }
 
-// wholeSeconds rounds d up to whole seconds.
-func wholeSeconds(d time.Duration) time.Duration {
+// shownLeft rounds the time left up to tenths of a second under ten
+// seconds (a 1.5s wait shows 1.5s, not 2s then 1s), to whole seconds above.
+func shownLeft(d time.Duration) time.Duration {
+	if tenths := (d + tenth - 1) / tenth * tenth; tenths < 10*time.Second {
+		return tenths
+	}
 	return (d + time.Second - 1) / time.Second * time.Second
 }
+
+// step is how far the time left falls from shown before the line changes.
+func step(shown time.Duration) time.Duration {
+	if shown <= 10*time.Second {
+		return tenth
+	}
+	return time.Second
+}
+
+const tenth = 100 * time.Millisecond

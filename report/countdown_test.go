@@ -64,21 +64,24 @@ func TestCountdownRewritesTheLineEachSecondAndErasesItWhenTheNextAttemptStarts(t
 	synctest.Test(t, func(t *testing.T) {
 		var w lockedBuffer
 		c := &Countdown{W: &w, Min: time.Second}
-		c.Observe(waitingFor(4, 3*time.Second, policy.Slow))
-		assert.Equal(t, []string{countdownLine(4, "3s", "slow")}, w.frames(), "shown at once")
+		c.Observe(waitingFor(4, 12*time.Second, policy.Slow))
+		assert.Equal(t, []string{countdownLine(4, "12s", "slow")}, w.frames(), "shown at once")
 
 		time.Sleep(time.Second)
 		synctest.Wait()
-		assert.Equal(t, countdownLine(4, "2s", "slow"), w.frames()[1])
+		assert.Equal(t, countdownLine(4, "11s", "slow"), w.frames()[1])
 
-		time.Sleep(2 * time.Second) // the wait is over
+		time.Sleep(time.Second)
+		synctest.Wait()
+		assert.Len(t, w.frames(), 3, "each second above ten seconds")
+
+		time.Sleep(10 * time.Second) // the wait is over
 		c.Observe(&runner.AttemptStarted{Attempt: 4, Max: 5})
-		assert.Equal(t, []string{
-			countdownLine(4, "3s", "slow"),
-			countdownLine(4, "2s", "slow"),
-			countdownLine(4, "1s", "slow"),
-			"",
-		}, w.frames(), "erased before the attempt's output")
+		frames := w.frames()
+		assert.Len(t, frames, 3+99+1, "then each tenth from 9.9s down to 0.1s, then erased")
+		assert.Equal(t, countdownLine(4, "9.9s", "slow"), frames[3])
+		assert.Equal(t, countdownLine(4, "100ms", "slow"), frames[len(frames)-2])
+		assert.Equal(t, "", frames[len(frames)-1], "erased before the attempt's output")
 	})
 }
 
@@ -87,16 +90,28 @@ func TestCountdownRoundsUpSoItNeverPromisesLessThanIsLeft(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var w lockedBuffer
 		c := &Countdown{W: &w, Min: time.Second}
-		c.Observe(waitingFor(2, 2500*time.Millisecond, policy.Hint))
-		time.Sleep(600 * time.Millisecond)
+		c.Observe(waitingFor(2, 2550*time.Millisecond, policy.Hint))
+		time.Sleep(60 * time.Millisecond)
 		synctest.Wait()
 		assert.Equal(t, []string{
-			countdownLine(2, "3s", "retry-after"),
-			countdownLine(2, "2s", "retry-after"), // at 0.5s
+			countdownLine(2, "2.6s", "retry-after"),
+			countdownLine(2, "2.5s", "retry-after"), // at 0.05s
 		}, w.frames())
-		time.Sleep(time.Second)
+		c.Stop()
+	})
+}
+
+func TestCountdownShowsTenthsUnderTenSeconds(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var w lockedBuffer
+		c := &Countdown{W: &w, Min: time.Second}
+		c.Observe(waitingFor(2, 1500*time.Millisecond, policy.Slow))
+		time.Sleep(500 * time.Millisecond)
 		synctest.Wait()
-		assert.Equal(t, countdownLine(2, "1s", "retry-after"), w.frames()[2], "at 1.5s")
+		frames := w.frames()
+		assert.Equal(t, countdownLine(2, "1.5s", "slow"), frames[0], "not rounded up to 2s")
+		assert.Equal(t, countdownLine(2, "1s", "slow"), frames[len(frames)-1], "at 0.5s")
 		c.Stop()
 	})
 }

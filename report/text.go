@@ -205,11 +205,17 @@ func startProblem(err error) string {
 	return fmt.Sprintf("%q: %v", se.Program, inner)
 }
 
-// Duration formats d for people: 143ms, 2.5s, 1m30s.
+// Duration formats d for people: 437µs, 143ms, 2.5s, 1m30s. A wait or a
+// limit under a millisecond keeps its microseconds, so it is never shown
+// as 0s or rounded up to 1ms.
 func Duration(d time.Duration) string {
 	switch {
 	case d <= 0:
 		return "0s"
+	case d < time.Microsecond:
+		return d.String()
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
 	case d < time.Second:
 		return d.Round(time.Millisecond).String()
 	case d < time.Minute:

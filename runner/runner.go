@@ -282,6 +282,9 @@ type run struct {
 	// ours holds the pids of the processes this run started and has not
 	// yet waited for, which no orphan reaping may take.
 	ours *pidSet
+	// step is the schedule's place after the last failure (see
+	// policy.Input.Step): it starts over when an attempt ran long enough.
+	step int
 }
 
 func (r *run) emit(e Event) {
@@ -366,7 +369,10 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 		Elapsed: time.Since(r.start),
 		Hint:    out.Verdict.Hint,
 		HasHint: out.Verdict.HasHint,
+		Ran:     out.Duration,
+		Step:    r.step + 1,
 	}, r.cfg.Rand)
+	r.step = out.Next.Step
 	switch out.Next.Stop {
 	case policy.Exhausted:
 		return Exhausted
@@ -532,6 +538,9 @@ func (r *run) supervise(ctx context.Context, p Process, limit time.Duration, byD
 		select {
 		case exit := <-done:
 			exit.TimedOut = exit.TimedOut || timedOut
+			if timedOut {
+				exit.Limit = limit
+			}
 			return exit, timedOut && byDeadline
 		case <-timeUp:
 			timeUp, timedOut = nil, true
