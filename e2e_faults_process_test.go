@@ -118,3 +118,18 @@ func TestDaemonThatLeavesTheProcessGroupOutlivesRetry(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, alive(pids[0]), "the daemon still runs after retry exited")
 }
+
+// The attempt gets the terminal side of retry's pseudo-terminal, never
+// retry's side: a process left running would otherwise hold both.
+func TestAttemptDoesNotInheritRetrysSideOfThePseudoTerminal(t *testing.T) {
+	t.Parallel()
+	c, _, output, done := ptyRetry(t, "--retry-if", "x", "--", "sh", "-c", `ls -l /proc/$$/fd/ >&2; echo listed`)
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("retry did not exit; terminal:\n%s", output())
+	}
+	assert.Equal(t, 0, c.ProcessState.ExitCode(), output())
+	assert.Contains(t, output(), "listed")
+	assert.NotContains(t, output(), "ptmx", "no descriptor of the pseudo-terminal's master side")
+}
