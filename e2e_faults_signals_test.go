@@ -12,12 +12,14 @@ package main
 // be received.
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -211,4 +213,105 @@ func TestSignalsIgnoredAtStartStayIgnoredForRetryAndTheAttempt(t *testing.T) {
 	assert.Equal(t, 128+int(syscall.SIGTERM), res.code, res.stderr)
 	assert.NotContains(t, res.stderr, "SIGHUP")
 	assert.NotContains(t, res.stderr, "SIGINT")
+}
+
+// A storm that goes on while retry shuts down: the first signal stops the
+// attempt, and mixed SIGINT, SIGTERM and SIGHUP keep coming, back to back,
+// until retry has exited. Every run must exit 128+n of a signal it
+// received, never be killed by one on its way out. Before the fix about
+// one run in forty was killed: stopping the relay ignored the signals with
+// signal.Ignore, which marks a signal unhandled before it installs SIG_IGN,
+// and a signal landing in between took its default action.
+func TestSignalStormWhileRetryExitsNeverKillsIt(t *testing.T) {
+	t.Parallel()
+	runs := 500
+	if os.Getenv("RETRY_LONG_TESTS") != "" {
+		runs = 2000
+	}
+	const workers = 4
+	limit := time.Now().Add(3 * time.Minute) // the bound on the whole test
+	jobs := make(chan int)
+	type ending struct {
+		run    int
+		status syscall.WaitStatus
+		stderr string
+		err    error
+	}
+	endings := make(chan ending, runs)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for n := range jobs {
+				status, stderr, err := stormAtExit(t, rand.New(rand.NewPCG(uint64(n), 0xe1)))
+				endings <- ending{n, status, stderr, err}
+			}
+		})
+	}
+	done := 0
+	for n := range runs {
+		if time.Now().After(limit) {
+			break
+		}
+		jobs <- n
+		done++
+	}
+	close(jobs)
+	wg.Wait()
+	close(endings)
+	require.GreaterOrEqual(t, done, runs/2, "at least half the runs fit in the time bound")
+
+	killed := 0
+	for e := range endings {
+		if e.err != nil {
+			t.Errorf("run %d: %v; stderr:\n%s", e.run, e.err, e.stderr)
+			continue
+		}
+		if e.status.Signaled() {
+			killed++
+			t.Errorf("run %d: killed by %v instead of exiting 128+n; stderr:\n%s", e.run, e.status.Signal(), e.stderr)
+			continue
+		}
+		code := e.status.ExitStatus()
+		assert.Contains(t, []int{129, 130, 143}, code, "run %d: 128+n of SIGHUP, SIGINT or SIGTERM; stderr:\n%s", e.run, e.stderr)
+		if code > 128 {
+			assert.Contains(t, e.stderr, "received "+sigName(syscall.Signal(code-128)), "run %d: the signal its status names", e.run)
+		}
+	}
+	t.Logf("%d runs, %d killed by a signal", done, killed)
+}
+
+// stormAtExit starts retry on an attempt that a signal ends, sends it the
+// first signal once the attempt runs, then more until retry has exited,
+// and returns how it ended. It runs on a goroutine of its own, so it
+// reports trouble as an error rather than failing the test itself.
+func stormAtExit(t *testing.T, rnd *rand.Rand) (syscall.WaitStatus, string, error) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "started")
+	r := startToFiles(t, nil, "-k", "1s", "--", "sh", "-c", `: > "$0"; exec sleep 60`, mark)
+	stderr := func() string { data, _ := os.ReadFile(r.errf); return string(data) }
+	give := time.Now().Add(eventLimit)
+	for {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		if time.Now().After(give) {
+			return 0, stderr(), errors.New("the attempt did not start")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	storm := func() syscall.Signal { return stormSignals[rnd.IntN(len(stormSignals))] }
+	if err := r.cmd.Process.Signal(storm()); err != nil {
+		return 0, stderr(), err
+	}
+	for {
+		select {
+		case <-r.done:
+			return r.cmd.ProcessState.Sys().(syscall.WaitStatus), stderr(), nil
+		default:
+		}
+		if time.Now().After(give) {
+			return 0, stderr(), errors.New("retry did not exit")
+		}
+		_ = r.cmd.Process.Signal(storm())
+	}
 }

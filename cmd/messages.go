@@ -112,3 +112,22 @@ func printError(w io.Writer, err error) {
 func printWarning(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "retry: warning: %s\n", report.OneLine(fmt.Sprintf(format, args...)))
 }
+
+// leftoversStopped says, for -v, how many processes a failed attempt left
+// running in its process group and retry stopped: "stopped 2 processes the
+// failed attempt 1 left in its group". n is -1 when they could not be
+// counted.
+func leftoversStopped(n, attempt int, interrupted bool) string {
+	what := "the processes"
+	switch {
+	case n == 1:
+		what = "1 process"
+	case n > 1:
+		what = fmt.Sprintf("%d processes", n)
+	}
+	how := "failed"
+	if interrupted {
+		how = "interrupted"
+	}
+	return fmt.Sprintf("retry: stopped %s the %s attempt %d left in its group", what, how, attempt)
+}

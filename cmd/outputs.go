@@ -24,6 +24,7 @@ type outputs struct {
 	text      *report.Text
 	json      *report.JSONLog
 	relay     *signals.Relay
+	verbose   bool
 }
 
 func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs {
@@ -33,6 +34,7 @@ func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs
 		deps:     deps,
 		program:  program,
 		relay:    relay,
+		verbose:  o.Verbose,
 		captured: &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed},
 	}
 	terminal := isTerminal(deps.Stderr)
@@ -71,6 +73,9 @@ func (x *outputs) observe(e runner.Event) {
 	}
 	if x.text != nil {
 		x.text.Observe(e)
+		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Outcome.Stopped != 0 {
+			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Outcome.Stopped, e.Outcome.Attempt, x.relay.Received() != 0))
+		}
 	}
 	if x.json != nil {
 		x.json.Observe(e)

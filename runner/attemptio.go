@@ -47,7 +47,7 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		case r.cfg.Stdout != nil:
 			dst = r.cfg.Stdout
 		}
-		if err := a.pipe(&a.stdout, dst, scanStdout, scan, false); err != nil {
+		if err := a.pipe(&a.stdout, dst, r.cfg.Stdout, scanStdout, scan, false); err != nil {
 			return a, fmt.Errorf("stdout pipe: %w", err)
 		}
 	}
@@ -58,7 +58,7 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		if r.cfg.Stderr != nil {
 			dst = r.cfg.Stderr
 		}
-		if err := a.pipe(&a.stderr, dst, true, scan, isTerminal(r.cfg.Stderr)); err != nil {
+		if err := a.pipe(&a.stderr, dst, r.cfg.Stderr, true, scan, isTerminal(r.cfg.Stderr)); err != nil {
 			return a, fmt.Errorf("stderr pipe: %w", err)
 		}
 	}
@@ -67,8 +67,10 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 
 // pipe gives the child a new pipe (a pseudo-terminal when terminal is set,
 // so the child still sees a terminal) in *child, and copies what comes out
-// to dst, scanning it when scanned is set.
-func (a *attemptIO) pipe(child **os.File, dst io.Writer, scanned bool, scan LineScanner, terminal bool) error {
+// to dst, scanning it when scanned is set. final is where the stream goes
+// without retry (nil for nowhere): a process that a successful attempt
+// left running and that still writes to the pipe is passed on to it.
+func (a *attemptIO) pipe(child **os.File, dst io.Writer, final *os.File, scanned bool, scan LineScanner, terminal bool) error {
 	var ours, theirs *os.File
 	var err error
 	if terminal {
@@ -89,7 +91,7 @@ func (a *attemptIO) pipe(child **os.File, dst io.Writer, scanned bool, scan Line
 	}
 	*child = theirs
 	a.childEnds = append(a.childEnds, theirs)
-	a.copiers = append(a.copiers, startCopier(ours, dst, m))
+	a.copiers = append(a.copiers, startCopier(ours, dst, final, m))
 	return nil
 }
 
@@ -104,12 +106,16 @@ func (a *attemptIO) started() {
 
 // finish waits for the output to be copied and matched and stops feeding
 // stdin. It returns whether the downstream reader went away and how many
-// output bytes were not matched because matching fell behind.
-func (a *attemptIO) finish() (downstreamGone bool, unmatched int64) {
+// output bytes were not matched because matching fell behind. leftAlone
+// says that the attempt succeeded and what it left running was left
+// alone: such a process may hold an output pipe for as long as it runs,
+// so the wait for the pipe's end is short, and a pipe still held is kept
+// for handOff.
+func (a *attemptIO) finish(leftAlone bool) (downstreamGone bool, unmatched int64) {
 	a.started()
 	a.stdinDone()
 	for _, c := range a.copiers {
-		c.finish()
+		c.finish(leftAlone)
 		downstreamGone = downstreamGone || c.downstreamGone
 	}
 	for _, m := range a.matchers {
@@ -118,9 +124,32 @@ func (a *attemptIO) finish() (downstreamGone bool, unmatched int64) {
 	return downstreamGone, unmatched
 }
 
+// held returns the attempt's held stdout (StdoutBuffer), or nil; a may
+// be nil.
+func (a *attemptIO) held() *spool {
+	if a == nil {
+		return nil
+	}
+	return a.captured
+}
+
+// handOff passes each output pipe still held open by a process that a
+// successful attempt left running on to a forwarder process, which copies
+// what comes out of it to where the stream goes without retry, for as long
+// as the pipe has a writer. Its later writes then neither fail nor kill
+// it (SIGPIPE) once retry has exited. a may be nil.
+func (a *attemptIO) handOff() {
+	if a == nil {
+		return
+	}
+	for _, c := range a.copiers {
+		c.handOff()
+	}
+}
+
 // abort undoes a partly opened attemptIO.
 func (a *attemptIO) abort() {
-	a.finish()
+	a.finish(false)
 	if a.captured != nil {
 		a.captured.Close()
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 
@@ -82,7 +82,11 @@ type execProcess struct {
 	tty       int // the terminal lent to the attempt, or -1
 	signal    syscall.Signal
 	killAfter time.Duration
-	killed    atomic.Bool
+
+	mu        sync.Mutex
+	signalled bool // a signal was sent to the group
+	killed    bool // SIGKILL was sent to the group
+	leftAlone bool // the group of a successful attempt is not ours any more
 }
 
 // pidOf returns the process id of p when it is a real process.
@@ -95,9 +99,13 @@ func pidOf(p Process) (int, bool) {
 
 // Signal implements Process: it signals the whole process group.
 func (p *execProcess) Signal(sig syscall.Signal) error {
-	if sig == syscall.SIGKILL {
-		p.killed.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.leftAlone {
+		return errLeftAlone
 	}
+	p.signalled = true
+	p.killed = p.killed || sig == syscall.SIGKILL
 	err := syscall.Kill(-p.pgid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil // already gone
@@ -106,16 +114,25 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 }
 
 // Wait implements Process. After the child exits, retry takes the terminal
-// back, then stops what is left of the process group: the timeout signal,
-// then SIGKILL after the grace period.
-func (p *execProcess) Wait() exitcodes.Exit {
+// back; then it leaves the rest of the process group alone if the attempt
+// succeeded, and otherwise stops it: the stop signal, then SIGKILL after
+// the grace period. The decision and every Signal are made under one
+// lock, so a signal sent to the group always means that it is stopped.
+func (p *execProcess) Wait(cancelled func() bool) Ended {
 	_ = p.cmd.Wait() // the status is in ProcessState
-	exit := exitOf(p.cmd.ProcessState)
+	e := Ended{Exit: exitOf(p.cmd.ProcessState)}
 	if p.tty >= 0 {
 		reclaimTerminal(p.tty)
 	}
-	p.clearGroup()
-	return exit
+	p.mu.Lock()
+	p.leftAlone = !p.signalled && succeeded(e.Exit) && !cancelled()
+	e.LeftAlone = p.leftAlone
+	killed := p.killed
+	p.mu.Unlock()
+	if !e.LeftAlone {
+		e.Stopped = p.clearGroup(killed)
+	}
+	return e
 }
 
 func exitOf(ps *os.ProcessState) exitcodes.Exit {
@@ -127,15 +144,18 @@ func exitOf(ps *os.ProcessState) exitcodes.Exit {
 }
 
 // clearGroup makes sure no member of the attempt's process group outlives
-// it: members still running get the stop signal, then SIGKILL after the
-// grace period. Members orphaned into our care (we are a subreaper on Linux)
-// are reaped so their zombies do not count as running.
-func (p *execProcess) clearGroup() {
+// it: members still running get the stop signal (SIGKILL at once when
+// the group was killed already), then SIGKILL after the grace period.
+// Members orphaned into our care (we are a subreaper on Linux) are reaped
+// so their zombies do not count as running. It returns how many members
+// were running (-1 for some, when the system cannot count them).
+func (p *execProcess) clearGroup(killed bool) int {
 	if !p.groupAlive() {
-		return
+		return 0
 	}
+	running := groupSize(p.pgid)
 	sig := p.signal
-	if sig == 0 || p.killed.Load() {
+	if sig == 0 || killed {
 		sig = syscall.SIGKILL
 	}
 	_ = syscall.Kill(-p.pgid, sig)
@@ -155,9 +175,10 @@ func (p *execProcess) clearGroup() {
 			defer stop.Stop()
 			giveUp = stop.C
 		case <-giveUp:
-			return
+			return running
 		}
 	}
+	return running
 }
 
 // groupAlive reaps any zombie members that are our children and reports
@@ -171,6 +192,37 @@ func (p *execProcess) groupAlive() bool {
 		}
 	}
 	return syscall.Kill(-p.pgid, 0) == nil
+}
+
+// forward starts a process that copies what comes out of r to w (to
+// nowhere when w is nil) until r ends, which is when the last writer of
+// the pipe has closed it: `cat`, in a process group of its own, with an
+// empty environment. It takes over from retry an output pipe still held
+// by what a successful attempt left running, so that its writes keep
+// going where they would go without retry, and retry can exit. If w's
+// reader goes away, cat dies of SIGPIPE and the writer meets a pipe with
+// no reader, as it would have met w. A goroutine waits for it, so that it
+// is reaped should it end while retry runs; retry never waits for it.
+func forward(r, w *os.File) error {
+	path, err := exec.LookPath("cat")
+	if err != nil {
+		return err
+	}
+	// Our end may be in non-blocking mode (a pseudo-terminal's is), which
+	// cat would take for an error as soon as the pipe is empty.
+	if err := syscall.SetNonblock(int(r.Fd()), false); err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{Path: path, Args: []string{"cat"}, Env: []string{}, Stdin: r,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	if w != nil {
+		cmd.Stdout = w
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
 }
 
 // foregroundTerminal returns f's descriptor when f is a terminal whose

@@ -43,6 +43,12 @@ const copyBuffer = 256 << 10
 // hold them open).
 const drainTimeout = time.Second
 
+// leftAloneDrain bounds the same wait after a successful attempt whose
+// process group was left running: a service it started may hold the pipes
+// for as long as it runs, and what it writes later is not lost (see
+// copier.handOff), so only a moment is given to members about to end.
+const leftAloneDrain = 100 * time.Millisecond
+
 // Captured is an attempt's buffered stdout (StdoutBuffer).
 type Captured interface {
 	// Size is the number of bytes captured.
@@ -56,15 +62,21 @@ type Captured interface {
 type copier struct {
 	r     *os.File
 	dst   io.Writer
+	final *os.File // where the stream goes without retry; nil for nowhere
 	match *matcher // nil when the stream is not scanned
 	done  chan struct{}
 	// downstreamGone is set when writing to dst failed, such as a closed
 	// pipe after `| head -1`.
 	downstreamGone bool
+	// cut is set when the copy stopped before the pipe's end: someone
+	// still held it open when finish stopped waiting.
+	cut bool
+	// held is set when r is kept open for handOff.
+	held bool
 }
 
-func startCopier(r *os.File, dst io.Writer, m *matcher) *copier {
-	c := &copier{r: r, dst: dst, match: m, done: make(chan struct{})}
+func startCopier(r *os.File, dst io.Writer, final *os.File, m *matcher) *copier {
+	c := &copier{r: r, dst: dst, final: final, match: m, done: make(chan struct{})}
 	go c.run()
 	return c
 }
@@ -84,6 +96,7 @@ func (c *copier) run() {
 			}
 		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			c.cut = true
 			c.drain(buf)
 			return
 		}
@@ -146,8 +159,16 @@ func (c *copier) drain(buf []byte) {
 // gone, something outside the group holds it open: the copy then takes
 // what the pipe holds and stops. Time spent writing to a slow reader of
 // ours does not count: the attempt's output is never cut short for it.
-func (c *copier) finish() {
-	t := time.NewTimer(drainTimeout)
+//
+// leftAlone says that the group was left running after a success: then
+// the wait is leftAloneDrain, and a pipe still held open is kept for
+// handOff rather than closed.
+func (c *copier) finish(leftAlone bool) {
+	wait := drainTimeout
+	if leftAlone {
+		wait = leftAloneDrain
+	}
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-c.done:
@@ -160,6 +181,22 @@ func (c *copier) finish() {
 		}
 		<-c.done
 	}
+	if leftAlone && c.cut && !c.downstreamGone {
+		c.held = true
+		return
+	}
+	c.r.Close()
+}
+
+// handOff passes a pipe kept open by finish on to a forwarder (see
+// forward) and closes our end. If no forwarder can be started, the pipe
+// is closed all the same: its writer then meets a pipe with no reader.
+func (c *copier) handOff() {
+	if !c.held {
+		return
+	}
+	c.held = false
+	_ = forward(c.r, c.final)
 	c.r.Close()
 }
 

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -35,11 +36,40 @@ type Starter interface {
 
 // Process is a started attempt.
 type Process interface {
-	// Signal sends sig to the attempt's whole process group.
+	// Signal sends sig to the attempt's whole process group. Once Wait has
+	// left the group alone, it sends nothing and returns an error.
 	Signal(sig syscall.Signal) error
-	// Wait blocks until the attempt has ended and nothing of it is left
-	// running, and reports how it ended.
-	Wait() exitcodes.Exit
+	// Wait blocks until the attempt's process has exited and reports how
+	// it ended and what became of the rest of its process group: left
+	// alone when the attempt succeeded (it exited 0, was sent no signal,
+	// and cancelled, asked once it has exited, says false), otherwise
+	// stopped (Command.Signal, then SIGKILL after KillAfter) before Wait
+	// returns.
+	Wait(cancelled func() bool) Ended
+}
+
+// Ended is how an attempt's process ended, and what became of the rest
+// of its process group.
+type Ended struct {
+	Exit exitcodes.Exit
+	// LeftAlone is set when the attempt succeeded and what it left
+	// running in its process group (a service started in the background)
+	// was left running.
+	LeftAlone bool
+	// Stopped counts the processes still running in the group after the
+	// attempt's process exited, which were then stopped; -1 when there
+	// were some but the system cannot count them.
+	Stopped int
+}
+
+// errLeftAlone is returned by Signal once the process group of a
+// successful attempt has been left alone.
+var errLeftAlone = errors.New("the process group of a successful attempt is left alone")
+
+// succeeded reports whether exit is a success, whatever the rules: a
+// process that exited 0 of itself.
+func succeeded(exit exitcodes.Exit) bool {
+	return exitcodes.Classify(exit).Class == exitcodes.Success
 }
 
 // StartError is returned by a Starter when the program could not be

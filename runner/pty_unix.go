@@ -35,7 +35,9 @@ func openPTY(like *os.File) (ours, theirs *os.File, err error) {
 	if _, err := term.MakeRaw(int(slave.Fd())); err != nil {
 		return fail(err)
 	}
-	fd, err := syscall.Dup(int(master.Fd()))
+	// Close-on-exec, as every descriptor of ours: a plain dup would hand
+	// our side to the attempt, and to whatever it leaves running.
+	fd, err := unix.FcntlInt(master.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return fail(err)
 	}

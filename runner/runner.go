@@ -55,6 +55,9 @@ type Config struct {
 	Rand policy.Rand
 	// Classify judges each attempt from its ending and the scanner that
 	// saw its output (nil without NewScan); nil means exitcodes.Classify.
+	// It must judge an attempt that exited 0 of itself a success, as
+	// exitcodes does: what such an attempt left running in its process
+	// group has been left alone by the time it is judged.
 	Classify func(exitcodes.Exit, LineScanner) exitcodes.Verdict
 
 	// Timeout limits one attempt; 0 means no limit. Each attempt's limit is
@@ -183,6 +186,11 @@ type Outcome struct {
 	// Unmatched counts output bytes not scanned because matching fell
 	// behind a fast writer (the newest output is always scanned).
 	Unmatched int64
+	// Stopped counts the processes a failed, timed-out or cancelled
+	// attempt left running in its process group, which were stopped when
+	// it ended; -1 when there were some but the system cannot count them.
+	// What a successful attempt leaves running is left alone.
+	Stopped int
 	// Next is the policy's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
@@ -305,7 +313,8 @@ func (r *run) loop(ctx context.Context) Result {
 			res.Stop = Deadline // a hook or a slow start used the last of it
 			return res
 		}
-		out, scan, captured := r.attempt(ctx, n)
+		out, scan, pipes := r.attempt(ctx, n)
+		captured := pipes.held()
 		stop := r.judge(ctx, &out, scan)
 		if stop == 0 {
 			// Checked before the Gate, so a refused retry takes no
@@ -332,6 +341,9 @@ func (r *run) loop(ctx context.Context) Result {
 			captured.Close()
 			out.Stdout = nil
 		}
+		// After the held output, so that what a process left running
+		// writes later follows it.
+		pipes.handOff()
 		res.Attempts = append(res.Attempts, out)
 		if stop != 0 {
 			res.Stop = stop
@@ -387,8 +399,9 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 }
 
 // attempt runs attempt n to its end and reports how it ended, with the
-// scanner that saw its output and its held stdout, if any.
-func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool) {
+// scanner that saw its output and its plumbing (nil when it could not be
+// set up), which holds its stdout with StdoutBuffer.
+func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemptIO) {
 	out := Outcome{Attempt: n, Start: time.Now()}
 	limit, byDeadline := r.limit()
 	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
@@ -404,7 +417,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool)
 		out.Duration = time.Since(out.Start)
 		return out, scan, nil
 	}
-	out.Exit, out.DeadlineHit, out.Err = r.execute(ctx, Command{
+	ended, deadlineHit, err := r.execute(ctx, Command{
 		Args:      r.cfg.Args,
 		Env:       r.env(n),
 		Dir:       r.cfg.Dir,
@@ -414,10 +427,11 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool)
 		Signal:    r.cfg.Signal,
 		KillAfter: r.cfg.KillAfter,
 	}, limit, byDeadline, pipes.started)
-	out.DownstreamGone, out.Unmatched = pipes.finish()
+	out.Exit, out.DeadlineHit, out.Err, out.Stopped = ended.Exit, deadlineHit, err, ended.Stopped
+	out.DownstreamGone, out.Unmatched = pipes.finish(ended.LeftAlone)
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
 	out.Duration = time.Since(out.Start)
-	return out, scan, pipes.captured
+	return out, scan, pipes
 }
 
 // limit returns the time limit of an attempt starting now (0 for none) and
@@ -436,7 +450,7 @@ func (r *run) limit() (time.Duration, bool) {
 // execute starts c and supervises it to its end. started is called once
 // the process is running. A program that cannot be started is reported in
 // the Exit (126, 127, or 125 for other failures) and the error.
-func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDeadline bool, started func()) (exitcodes.Exit, bool, error) {
+func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDeadline bool, started func()) (Ended, bool, error) {
 	p, err := r.cfg.Starter.Start(ctx, c)
 	started()
 	if err != nil {
@@ -451,7 +465,7 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 				exit.Code = exitcodes.NotExecutable
 			}
 		}
-		return exit, false, err
+		return Ended{Exit: exit}, false, err
 	}
 	if pid, ok := pidOf(p); ok {
 		r.ours.add(pid)
@@ -461,8 +475,8 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 		detach := r.cfg.Attach(p)
 		defer detach()
 	}
-	exit, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
-	return exit, deadlineHit, nil
+	ended, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
+	return ended, deadlineHit, nil
 }
 
 // RunOnce runs args once outside the retry loop, such as a fallback: with
@@ -474,7 +488,7 @@ func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, er
 		r.cfg.Starter = Exec{}
 	}
 	defer reapOrphans(r.ours.has)()
-	exit, _, err := r.execute(ctx, Command{
+	ended, _, err := r.execute(ctx, Command{
 		Args:      args,
 		Env:       cfg.Env,
 		Dir:       cfg.Dir,
@@ -483,7 +497,7 @@ func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, er
 		Signal:    cfg.Signal,
 		KillAfter: cfg.KillAfter,
 	}, 0, false, func() {})
-	return exit, err
+	return ended.Exit, err
 }
 
 // hook runs the --on-retry hook before attempt next and reports whether it
@@ -493,7 +507,7 @@ func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
 	env := append(r.env(next),
 		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),
 		"RETRY_LAST_CLASS="+last.Verdict.Class.String())
-	exit, _, err := r.execute(ctx, Command{
+	ended, _, err := r.execute(ctx, Command{
 		Args:      r.cfg.Hook,
 		Env:       env,
 		Dir:       r.cfg.Dir,
@@ -502,17 +516,18 @@ func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
 		Signal:    r.cfg.Signal,
 		KillAfter: r.cfg.KillAfter,
 	}, limit, byDeadline, func() {})
-	e := &HookEnded{Attempt: next, Exit: exit, Err: err}
+	e := &HookEnded{Attempt: next, Exit: ended.Exit, Err: err}
 	r.emit(e)
 	return e.Failed()
 }
 
 // supervise waits for p while enforcing its time limit (0 for none): when
 // time is up, or ctx is cancelled, it sends the stop signal (cancellation
-// has already forwarded one) and SIGKILL KillAfter later.
-func (r *run) supervise(ctx context.Context, p Process, limit time.Duration, byDeadline bool) (exit exitcodes.Exit, deadlineHit bool) {
-	done := make(chan exitcodes.Exit, 1)
-	go func() { done <- p.Wait() }()
+// has already forwarded one) and SIGKILL KillAfter later. A cancel counts
+// until p has exited: then a success leaves its process group alone.
+func (r *run) supervise(ctx context.Context, p Process, limit time.Duration, byDeadline bool) (ended Ended, deadlineHit bool) {
+	done := make(chan Ended, 1)
+	go func() { done <- p.Wait(func() bool { return ctx.Err() != nil }) }()
 
 	var timeUp, kill <-chan time.Time
 	if limit > 0 || byDeadline {
@@ -536,15 +551,18 @@ func (r *run) supervise(ctx context.Context, p Process, limit time.Duration, byD
 	}
 	for {
 		select {
-		case exit := <-done:
-			exit.TimedOut = exit.TimedOut || timedOut
+		case e := <-done:
+			e.Exit.TimedOut = e.Exit.TimedOut || timedOut
 			if timedOut {
-				exit.Limit = limit
+				e.Exit.Limit = limit
 			}
-			return exit, timedOut && byDeadline
+			return e, timedOut && byDeadline
 		case <-timeUp:
-			timeUp, timedOut = nil, true
-			_ = p.Signal(r.cfg.Signal)
+			timeUp = nil
+			if errors.Is(p.Signal(r.cfg.Signal), errLeftAlone) {
+				continue // it succeeded just in time: done is on its way
+			}
+			timedOut = true
 			startGrace()
 		case <-cancelled:
 			cancelled = nil

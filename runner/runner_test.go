@@ -66,20 +66,20 @@ func (p *fakeProcess) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-func (p *fakeProcess) Wait() exitcodes.Exit {
+func (p *fakeProcess) Wait(func() bool) Ended {
 	t := time.NewTimer(p.step.takes)
 	defer t.Stop()
 	for {
 		select {
 		case <-t.C:
-			return p.step.exit
+			return Ended{Exit: p.step.exit}
 		case sig := <-p.sig:
 			ignored := false
 			for _, s := range p.step.ignore {
 				ignored = ignored || s == sig
 			}
 			if sig == syscall.SIGKILL || !ignored {
-				return exitcodes.Signaled(sig)
+				return Ended{Exit: exitcodes.Signaled(sig)}
 			}
 		}
 	}

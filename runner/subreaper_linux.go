@@ -139,6 +139,26 @@ func children(self int) []int {
 	return pids
 }
 
+// groupSize counts the running processes (zombies aside) of process group
+// pgid, reading /proc; -1 when /proc cannot be read.
+func groupSize(pgid int) int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := statOf(pid); ok && st.pgrp == pgid && st.state != 'Z' {
+			n++
+		}
+	}
+	return n
+}
+
 // procStat is the part of /proc/PID/stat that reapZombies needs.
 type procStat struct {
 	state               byte

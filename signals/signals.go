@@ -142,19 +142,26 @@ func (r *Relay) Received() syscall.Signal {
 	return r.first
 }
 
-// Stop stops catching signals and releases the context. Once a signal
-// has been received, the handled signals stay ignored after Stop: the
-// process is on its way to exit with 128+n of the first one, and a later
-// signal (a storm of them, or a second Ctrl-C) must not kill it with
-// another status before it gets there. Without a signal received, their
-// default actions come back.
+// Stop stops forwarding signals and releases the context. Once a signal
+// has been received, the handled signals stay caught (and are dropped)
+// until the process exits: it is on its way to exit with 128+n of the
+// first one, and a later signal (a storm of them, or a second Ctrl-C) must
+// not kill it with another status before it gets there. Without a signal
+// received, their default actions come back.
+//
+// Catching goes on without a gap: a channel that nobody reads is
+// registered before the relay's own is taken away. (signal.Ignore would
+// leave one: it marks the signal unhandled before it installs SIG_IGN, and
+// a signal landing in between takes its default action.)
 func (r *Relay) Stop() {
-	if r.Received() != 0 {
-		signal.Ignore(r.sigs...)
-	}
+	keep := make(chan os.Signal, 1)
+	signal.Notify(keep, r.sigs...)
 	signal.Stop(r.pipe)
 	signal.Stop(r.ch)
 	close(r.ch)
 	<-r.done
 	r.cancel()
+	if r.Received() == 0 {
+		signal.Stop(keep)
+	}
 }

@@ -44,7 +44,6 @@ import (
 	_ "strconv"
 	_ "strings"
 	_ "sync"
-	_ "sync/atomic"
 	_ "syscall"
 	_ "text/tabwriter"
 	_ "time"
