@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -61,6 +62,8 @@ type copier struct {
 	// downstreamGone is set when writing to dst failed, such as a closed
 	// pipe after `| head -1`.
 	downstreamGone bool
+	// written counts the bytes dst took.
+	written atomic.Int64
 }
 
 func startCopier(r *os.File, dst io.Writer, m *matcher) *copier {
@@ -97,7 +100,9 @@ func (c *copier) run() {
 // which takes the buffer as it is (no copy) and gives back another for the
 // next read. It reports false when the destination's reader has gone away.
 func (c *copier) pass(buf []byte, n int) ([]byte, bool) {
-	if _, err := c.dst.Write(buf[:n]); err != nil {
+	w, err := c.dst.Write(buf[:n])
+	c.written.Add(int64(w))
+	if err != nil {
 		// Nobody reads our side any more: stop reading the child's, so
 		// its next write fails as it would without retry.
 		c.downstreamGone = true
