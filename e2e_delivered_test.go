@@ -109,6 +109,17 @@ func TestNoRepeatLineWithBufferedStdout(t *testing.T) {
 	assert.NotContains(t, r.stderr, "retry: warning: attempt")
 }
 
+func TestQuietKeepsOnlyTheGiveUpLineButTheReportStillCounts(t *testing.T) {
+	t.Parallel()
+	report := filepath.Join(t.TempDir(), "report.json")
+	r := retry(t, nil, "-q", "-n", "2", "--fast-delay", "1ms", "--report", report, "--", "sh", "-c", "echo partial; exit 1")
+	assert.Equal(t, partialTwice, r.stdout)
+	assert.Len(t, r.lines(t), 1, "-q: the give-up line only")
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"stdout_bytes": 8`)
+}
+
 func TestNoRepeatLineWhenTheFailedAttemptWroteNothingToStdout(t *testing.T) {
 	t.Parallel()
 	r := retry(t, nil, "-n", "3", "--fast-delay", "1ms", "--", "sh", "-c",

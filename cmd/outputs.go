@@ -42,7 +42,9 @@ func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs
 	} else {
 		x.text = &report.Text{W: deps.Stderr, Program: program, Argv: plan.Args, Deadline: plan.Policy.Deadline,
 			Quiet: o.Quiet, Verbose: o.Verbose, Cause: cause}
-		x.repeats = &report.Repeats{W: deps.Stderr, StdoutTerminal: isTerminal(deps.Stdout)}
+		if !o.Quiet {
+			x.repeats = &report.Repeats{W: deps.Stderr, StdoutTerminal: isTerminal(deps.Stdout)}
+		}
 		if terminal && !o.Quiet {
 			x.countdown = &report.Countdown{W: deps.Stderr, Min: time.Second, Color: report.UseColor(terminal, deps.Env)}
 		}

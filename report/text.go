@@ -67,7 +67,8 @@ func (t *Text) attemptFailed(e *runner.AttemptEnded) {
 // there: whoever reads the pipe or the file gets both. It says nothing
 // when the bytes were held (--stdout buffer), when stdout is a terminal
 // (a person sees every attempt anyway), when they could not be counted, or
-// when no attempt follows. It is a warning: -q does not silence it.
+// when no attempt follows. With -q it is not used: the report and the
+// JSON log still count the bytes.
 type Repeats struct {
 	W io.Writer
 	// StdoutTerminal is set when our stdout is a terminal.
