@@ -77,6 +77,16 @@ func (c *copier) run() {
 	if c.match != nil {
 		defer c.match.close()
 	}
+	if f, ok := c.dst.(*os.File); ok && c.match == nil {
+		// Nothing reads the bytes but the destination: the kernel can
+		// move them.
+		if handled, deadline := c.spliceTo(f); handled {
+			if deadline {
+				c.drain(make([]byte, copyBuffer))
+			}
+			return
+		}
+	}
 	buf := make([]byte, copyBuffer)
 	for {
 		n, err := c.r.Read(buf)
