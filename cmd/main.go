@@ -107,8 +107,8 @@ belong to it. Put -- before a command named like a retry subcommand.
 
 Output already written stays written: when an attempt that wrote to stdout
 fails and another follows, a pipe or file gets both attempts' output, and
-retry says so once on stderr. --stdout buffer passes on only the successful
-attempt's output.
+retry says so once on stderr (the JSON log and --report count each attempt's
+bytes). --stdout buffer passes on only the successful attempt's output.
 
 Exit status: 0 on success; the last attempt's own code when retry gives up;
 124 when the deadline or --timeout stopped the last attempt; 125 for retry's
