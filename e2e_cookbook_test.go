@@ -17,9 +17,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -49,7 +51,7 @@ import (
 // test below. TestCookbookEveryRecipeIsTested keeps this list and the
 // document in step.
 var cookbookRecipes = []string{
-	"curl-download", "retry-after-script",
+	"curl-download", "curl-pipe", "retry-after-script",
 	"git-clone", "git-fetch", "docker-pull", "apt-get-install", "npm-ci",
 	"go-mod-download", "kubectl-apply", "kubectl-rollout",
 	"terraform-plan", "terraform-apply",
@@ -646,6 +648,37 @@ func TestCookbookCurlDownload(t *testing.T) {
 		assert.Len(t, s.requests(), 1)
 		assert.Contains(t, r.stderr, `after 1 attempt`)
 		assert.Contains(t, r.stderr, `exit 22 (terminal: curl preset, "returned error: 404")`)
+	})
+}
+
+func TestCookbookCurlPipe(t *testing.T) {
+	t.Parallel()
+	command := recipe(t, "curl-pipe")
+	// The server answers 503 with Retry-After: 1, then cuts the transfer
+	// halfway, then sends the whole body.
+	t.Run("the reader gets the whole body once", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		s := newDownloadServer(t, false)
+		k.pointCurlAt(s)
+		r := k.sh(command)
+		require.Equal(t, 0, r.code, r.stderr)
+		sum := sha256.Sum256(s.content)
+		assert.Equal(t, hex.EncodeToString(sum[:])+"  -\n", r.stdout)
+		assert.NotContains(t, r.stderr, "retry: warning: attempt")
+		assert.NotContains(t, r.stderr, "output of failed attempt", "the cut body is dropped")
+	})
+
+	t.Run("passed through, the reader gets half and then the whole, and is told", func(t *testing.T) {
+		t.Parallel()
+		k := newKitchen(t)
+		s := newDownloadServer(t, false)
+		k.pointCurlAt(s)
+		r := k.sh(strings.Replace(command, "--stdout buffer --drop-failed-output ", "", 1))
+		require.Equal(t, 0, r.code, r.stderr)
+		both := sha256.Sum256(append(slices.Clone(s.content[:len(s.content)/2]), s.content...))
+		assert.Equal(t, hex.EncodeToString(both[:])+"  -\n", r.stdout)
+		assert.Contains(t, r.stderr, "retry: warning: attempt 2 failed after writing 64 KiB to stdout; attempt 3's output will follow them")
 	})
 }
 

@@ -120,6 +120,11 @@ ran at least D. A --slow-delay (--fast-delay) above its --slow-max
 (--fast-max) raises the cap, unless a higher layer set the cap; retry plan
 says which.
 
+Output already written stays written: when an attempt that wrote to stdout
+fails and another follows, a pipe or file gets both attempts' output, and
+retry says so once on stderr (the JSON log and --report count each attempt's
+bytes). --stdout buffer passes on only the successful attempt's output.
+
 Exit status: 0 on success; the last attempt's own code when retry gives up;
 124 when the deadline or --timeout stopped the last attempt; 125 for retry's
 own usage errors; 126 or 127 when the command cannot be run; 128+n when retry

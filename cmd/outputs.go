@@ -22,6 +22,7 @@ type outputs struct {
 	captured  *report.Captured
 	github    *report.GitHub
 	text      *report.Text
+	repeats   *report.Repeats
 	json      *report.JSONLog
 	relay     *signals.Relay
 	verbose   bool
@@ -43,6 +44,9 @@ func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs
 	} else {
 		x.text = &report.Text{W: deps.Stderr, Program: program, Argv: plan.Args, Deadline: plan.Policy.Deadline,
 			Quiet: o.Quiet, Verbose: o.Verbose, Cause: cause}
+		if !o.Quiet {
+			x.repeats = &report.Repeats{W: deps.Stderr, StdoutTerminal: isTerminal(deps.Stdout)}
+		}
 		if terminal && !o.Quiet {
 			x.countdown = &report.Countdown{W: deps.Stderr, Min: time.Second, Color: report.UseColor(terminal, deps.Env)}
 		}
@@ -76,6 +80,9 @@ func (x *outputs) observe(e runner.Event) {
 		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Outcome.Stopped != 0 {
 			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Outcome.Stopped, e.Outcome.Attempt, x.relay.Received() != 0))
 		}
+	}
+	if x.repeats != nil {
+		x.repeats.Observe(e)
 	}
 	if x.json != nil {
 		x.json.Observe(e)

@@ -120,6 +120,9 @@ type facts struct {
 	// RetryAfterMS is the wait the command asked for (Retry-After) when the
 	// policy weighed it after this attempt, used or refused; nil otherwise.
 	RetryAfterMS *int64
+	// StdoutBytes and StderrBytes are what the attempt wrote to each
+	// stream, nil when it could not be counted without a copy.
+	StdoutBytes, StderrBytes *int64
 }
 
 func attemptFacts(o runner.Outcome) facts {
@@ -144,6 +147,12 @@ func attemptFacts(o runner.Outcome) facts {
 	}
 	if o.Next.Phase == policy.Hint {
 		f.RetryAfterMS = some(millis(o.Next.Bound))
+	}
+	if o.StdoutWritten.Known {
+		f.StdoutBytes = some(o.StdoutWritten.Bytes)
+	}
+	if o.StderrWritten.Known {
+		f.StderrBytes = some(o.StderrWritten.Bytes)
 	}
 	return f
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/runner"
 )
 
 // The golden tests render one scripted run (see scriptedRun) in every
@@ -37,7 +39,8 @@ func TestGoldenTextLogOfTheScriptedRun(t *testing.T) {
 	events, _ := scriptedRun()
 	var b bytes.Buffer
 	tx := &Text{W: &b, Program: scriptedArgv0, Argv: scriptedArgv()}
-	observeAll(tx.Observe, events)
+	rp := &Repeats{W: &b}
+	observeAll(func(e runner.Event) { tx.Observe(e); rp.Observe(e) }, events)
 	golden(t, "text.golden", b.Bytes())
 }
 

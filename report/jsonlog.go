@@ -50,6 +50,8 @@ type jsonAttemptEnd struct {
 	Rule        *string `json:"rule"`
 	Error       *string `json:"error"`
 	DurationMS  int64   `json:"duration_ms"`
+	StdoutBytes *int64  `json:"stdout_bytes"`
+	StderrBytes *int64  `json:"stderr_bytes"`
 }
 
 type jsonWait struct {
@@ -95,6 +97,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 			Type: "attempt_end", Time: end, Program: l.Program, Attempt: o.Attempt, Max: e.Max,
 			ExitCode: f.ExitCode, Signal: f.Signal, TimedOut: f.TimedOut, DeadlineHit: f.DeadlineHit,
 			Class: f.Class, Rule: f.Rule, Error: f.Error, DurationMS: millis(o.Duration),
+			StdoutBytes: f.StdoutBytes, StderrBytes: f.StderrBytes,
 		})
 		if !e.Final && f.WaitMS != nil {
 			l.write(jsonWait{

@@ -25,26 +25,35 @@ func scriptedArgv() []string {
 // scriptedRun is one run of five attempts, each ending differently, built
 // from literal values with fixed times: exit 7 then a fast wait; a timeout
 // then a fast wait; EX_TEMPFAIL with a 5s Retry-After; a SIGKILL then a slow
-// wait; exit 7 again, and the attempts are exhausted.
+// wait; exit 7 again, and the attempts are exhausted. The first attempt
+// writes nothing to stdout, the second and later ones do (said once), and
+// the last one's stdout is not counted (a pipe handed over as it is).
 func scriptedRun() (events []runner.Event, end Ending) {
 	type step struct {
-		exit    exitcodes.Exit
-		verdict exitcodes.Verdict
-		took    time.Duration
-		next    policy.Decision
+		exit        exitcodes.Exit
+		verdict     exitcodes.Verdict
+		took        time.Duration
+		next        policy.Decision
+		stdout, err runner.Written
 	}
 	transient := exitcodes.Verdict{Class: exitcodes.Transient}
+	wrote := func(n int64) runner.Written { return runner.Written{Bytes: n, Known: true} }
 	steps := []step{
 		{exitcodes.Exit{Code: 7}, transient, 1234 * time.Millisecond,
-			policy.Decision{Retry: true, Wait: 43 * time.Millisecond, Phase: policy.Fast, Bound: 50 * time.Millisecond}},
+			policy.Decision{Retry: true, Wait: 43 * time.Millisecond, Phase: policy.Fast, Bound: 50 * time.Millisecond},
+			wrote(0), wrote(48)},
 		{exitcodes.Exit{Code: 143, Signal: syscall.SIGTERM, TimedOut: true}, transient, 2 * time.Second,
-			policy.Decision{Retry: true, Wait: 87 * time.Millisecond, Phase: policy.Fast, Bound: 100 * time.Millisecond}},
+			policy.Decision{Retry: true, Wait: 87 * time.Millisecond, Phase: policy.Fast, Bound: 100 * time.Millisecond},
+			wrote(1536), wrote(0)},
 		{exitcodes.Exit{Code: 75}, exitcodes.Verdict{Class: exitcodes.Transient, Rule: "sysexits EX_TEMPFAIL"}, 500 * time.Millisecond,
-			policy.Decision{Retry: true, Wait: 5 * time.Second, Phase: policy.Hint, Bound: 5 * time.Second}},
+			policy.Decision{Retry: true, Wait: 5 * time.Second, Phase: policy.Hint, Bound: 5 * time.Second},
+			wrote(2048), wrote(60)},
 		{exitcodes.Signaled(syscall.SIGKILL), transient, 250 * time.Millisecond,
-			policy.Decision{Retry: true, Wait: 1500 * time.Millisecond, Phase: policy.Slow, Bound: 2 * time.Second}},
+			policy.Decision{Retry: true, Wait: 1500 * time.Millisecond, Phase: policy.Slow, Bound: 2 * time.Second},
+			wrote(2048), wrote(60)},
 		{exitcodes.Exit{Code: 7}, transient, 300 * time.Millisecond,
-			policy.Decision{Stop: policy.Exhausted}},
+			policy.Decision{Stop: policy.Exhausted},
+			runner.Written{}, wrote(48)},
 	}
 	const max = 5
 	t0 := scriptedStart()
@@ -52,7 +61,8 @@ func scriptedRun() (events []runner.Event, end Ending) {
 	at := t0
 	for i, s := range steps {
 		n := i + 1
-		o := runner.Outcome{Attempt: n, Start: at, Duration: s.took, Exit: s.exit, Verdict: s.verdict, Next: s.next}
+		o := runner.Outcome{Attempt: n, Start: at, Duration: s.took, Exit: s.exit, Verdict: s.verdict, Next: s.next,
+			StdoutWritten: s.stdout, StderrWritten: s.err}
 		events = append(events,
 			&runner.AttemptStarted{Attempt: n, Max: max, Time: at},
 			&runner.AttemptEnded{Outcome: o, Max: max, Final: n == len(steps)})

@@ -62,6 +62,42 @@ func (t *Text) attemptFailed(e *runner.AttemptEnded) {
 		count(o.Attempt, e.Max), took, Failure(o), Duration(o.Next.Wait), o.Next.Phase)
 }
 
+// Repeats says, once a run, that an attempt that failed had already
+// written to stdout and that the next attempt's output will follow it
+// there: whoever reads the pipe or the file gets both. It says nothing
+// when the bytes were held (--stdout buffer), when stdout is a terminal
+// (a person sees every attempt anyway), when they could not be counted, or
+// when no attempt follows. With -q it is not used: the report and the
+// JSON log still count the bytes.
+type Repeats struct {
+	W io.Writer
+	// StdoutTerminal is set when our stdout is a terminal.
+	StdoutTerminal bool
+
+	said bool
+}
+
+// Observe implements a runner.Config.Observe function.
+func (r *Repeats) Observe(e runner.Event) {
+	end, ok := e.(*runner.AttemptEnded)
+	if !ok || end.Final || r.said || r.StdoutTerminal {
+		return
+	}
+	o := end.Outcome
+	w := o.StdoutWritten
+	if !w.Known || w.Held || w.Bytes == 0 {
+		return
+	}
+	r.said = true
+	streams := "stdout"
+	if w.WithStderr {
+		streams = "stdout and stderr"
+	}
+	fmt.Fprintf(r.W, "retry: warning: attempt %d failed after writing %s to %s; attempt %d's output will follow them, so the reader gets both; "+
+		"--stdout buffer passes on only the successful attempt's output\n",
+		o.Attempt, Size(w.Bytes), streams, o.Attempt+1)
+}
+
 func (t *Text) finished(r runner.Result) {
 	n := len(r.Attempts)
 	last := r.Last()

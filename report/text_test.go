@@ -121,3 +121,42 @@ func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+func TestRepeatsWarnsOnceWhenAFailedAttemptsStdoutWentDownstream(t *testing.T) {
+	t.Parallel()
+	wrote := func(n int64) runner.Written { return runner.Written{Bytes: n, Known: true} }
+	ended := func(n int, w runner.Written, final bool) *runner.AttemptEnded {
+		return &runner.AttemptEnded{Outcome: runner.Outcome{Attempt: n, StdoutWritten: w}, Max: 5, Final: final}
+	}
+	for _, c := range []struct {
+		name     string
+		terminal bool
+		events   []runner.Event
+		want     string
+	}{
+		{"bytes went downstream and a retry follows", false,
+			[]runner.Event{ended(1, wrote(8), false), ended(2, wrote(8), false), ended(3, wrote(8), true)},
+			"retry: warning: attempt 1 failed after writing 8 bytes to stdout; attempt 2's output will follow them, so the reader gets both; --stdout buffer passes on only the successful attempt's output\n"},
+		{"said for the first attempt that wrote, once", false,
+			[]runner.Event{ended(1, wrote(0), false), ended(2, wrote(2048), false), ended(3, wrote(1), false)},
+			"retry: warning: attempt 2 failed after writing 2 KiB to stdout; attempt 3's output will follow them, so the reader gets both; --stdout buffer passes on only the successful attempt's output\n"},
+		{"stderr counted with stdout", false,
+			[]runner.Event{ended(1, runner.Written{Bytes: 5, Known: true, WithStderr: true}, false)},
+			"retry: warning: attempt 1 failed after writing 5 bytes to stdout and stderr; attempt 2's output will follow them, so the reader gets both; --stdout buffer passes on only the successful attempt's output\n"},
+		{"nothing written", false, []runner.Event{ended(1, wrote(0), false)}, ""},
+		{"no retry follows", false, []runner.Event{ended(1, wrote(8), true)}, ""},
+		{"held by --stdout buffer", false, []runner.Event{ended(1, runner.Written{Bytes: 8, Known: true, Held: true}, false)}, ""},
+		{"not counted", false, []runner.Event{ended(1, runner.Written{}, false)}, ""},
+		{"stdout is a terminal", true, []runner.Event{ended(1, wrote(8), false)}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var b strings.Builder
+			r := &Repeats{W: &b, StdoutTerminal: c.terminal}
+			for _, e := range c.events {
+				r.Observe(e)
+			}
+			assert.Equal(t, c.want, b.String())
+		})
+	}
+}

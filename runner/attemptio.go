@@ -16,6 +16,42 @@ type attemptIO struct {
 	copiers               []*copier
 	matchers              []*matcher
 	captured              *spool
+	// out and errs count what the attempt writes to our stdout and
+	// stderr.
+	out, errs tally
+}
+
+// tally counts what an attempt writes to one of our output streams: by the
+// copy the stream goes through, or by the mark of the file handed over as
+// it is. Neither set: not counted.
+type tally struct {
+	copied *copier
+	file   *fileMark
+	// alongside is another stream's copy that writes into the same file,
+	// whose bytes the file's growth includes.
+	alongside *copier
+	held      bool
+	// withStderr: stderr goes to the same place, as it is, and is
+	// counted here.
+	withStderr bool
+}
+
+func (t tally) count() Written {
+	w := Written{Held: t.held, WithStderr: t.withStderr}
+	switch {
+	case t.copied != nil:
+		w.Bytes, w.Known = t.copied.written.Load(), true
+	case t.file != nil:
+		w.Bytes, w.Known = t.file.written()
+		if t.alongside != nil {
+			w.Bytes -= t.alongside.written.Load()
+			w.Known = w.Known && w.Bytes >= 0
+		}
+	}
+	if !w.Known {
+		w.Bytes = 0
+	}
+	return w
 }
 
 // openIO prepares attempt's stdio. scan is the attempt's scanner, nil when
@@ -34,9 +70,16 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		scan = &lockedScanner{scan: scan}
 	}
 
-	a.stdout = r.cfg.Stdout
+	// What our streams are decides how the attempt's output is counted:
+	// a file by its offset or size, a pipe only by a copy, made when a
+	// retry may follow (a repeat is then possible, and is said).
+	outID, errID := identify(r.cfg.Stdout), identify(r.cfg.Stderr)
+	shared := outID.same(errID)
+
+	a.stdout, a.stderr = r.cfg.Stdout, r.cfg.Stderr
 	scanStdout := scan != nil && r.cfg.ScanStdout
-	if r.cfg.StdoutMode == StdoutBuffer || scanStdout {
+	switch {
+	case r.cfg.StdoutMode == StdoutBuffer || scanStdout:
 		// A nil *os.File must not become a non-nil io.Writer: writes to
 		// it fail, which would read as a reader that went away.
 		var dst io.Writer = io.Discard
@@ -44,22 +87,48 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		case r.cfg.StdoutMode == StdoutBuffer:
 			a.captured = newSpool(SpoolMemory, r.cfg.TempDir)
 			dst = a.captured
+			a.out.held = true
 		case r.cfg.Stdout != nil:
 			dst = r.cfg.Stdout
 		}
 		if err := a.pipe(&a.stdout, dst, r.cfg.Stdout, scanStdout, scan, false); err != nil {
 			return a, fmt.Errorf("stdout pipe: %w", err)
 		}
+		a.out.copied = a.copiers[len(a.copiers)-1]
+	case outID.kind == streamPipe && !last:
+		if err := a.pipe(&a.stdout, r.cfg.Stdout, r.cfg.Stdout, false, nil, false); err != nil {
+			return a, fmt.Errorf("stdout pipe: %w", err)
+		}
+		a.out.copied = a.copiers[len(a.copiers)-1]
+		if shared && scan == nil {
+			// `2>&1 |`: both streams through the one pipe, so their
+			// writes reach the reader in the order they were made.
+			a.stderr, a.out.withStderr = a.stdout, true
+		}
+	case outID.kind == streamFile:
+		a.out.file = markFile(r.cfg.Stdout)
+		a.out.withStderr = shared && scan == nil
 	}
 
-	a.stderr = r.cfg.Stderr
-	if scan != nil {
+	switch {
+	case scan != nil:
 		var dst io.Writer = io.Discard
 		if r.cfg.Stderr != nil {
 			dst = r.cfg.Stderr
 		}
 		if err := a.pipe(&a.stderr, dst, r.cfg.Stderr, true, scan, isTerminal(r.cfg.Stderr)); err != nil {
 			return a, fmt.Errorf("stderr pipe: %w", err)
+		}
+		a.errs.copied = a.copiers[len(a.copiers)-1]
+		if shared && a.out.file != nil {
+			a.out.alongside = a.errs.copied
+		}
+	case a.out.withStderr:
+		// counted with stdout
+	case errID.kind == streamFile:
+		a.errs.file = markFile(r.cfg.Stderr)
+		if shared && a.out.copied != nil && !a.out.held {
+			a.errs.alongside = a.out.copied
 		}
 	}
 	return a, nil
@@ -145,6 +214,12 @@ func (a *attemptIO) handOff() {
 	for _, c := range a.copiers {
 		c.handOff()
 	}
+}
+
+// written counts what the attempt wrote to our stdout and stderr; call it
+// after finish.
+func (a *attemptIO) written() (stdout, stderr Written) {
+	return a.out.count(), a.errs.count()
 }
 
 // abort undoes a partly opened attemptIO.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -73,6 +74,8 @@ type copier struct {
 	cut bool
 	// held is set when r is kept open for handOff.
 	held bool
+	// written counts the bytes dst took.
+	written atomic.Int64
 }
 
 func startCopier(r *os.File, dst io.Writer, final *os.File, m *matcher) *copier {
@@ -85,6 +88,17 @@ func (c *copier) run() {
 	defer close(c.done)
 	if c.match != nil {
 		defer c.match.close()
+	}
+	if f, ok := c.dst.(*os.File); ok && c.match == nil {
+		// Nothing reads the bytes but the destination: the kernel can
+		// move them.
+		if handled, deadline := c.spliceTo(f); handled {
+			if deadline {
+				c.cut = true
+				c.drain(make([]byte, copyBuffer))
+			}
+			return
+		}
 	}
 	buf := make([]byte, copyBuffer)
 	for {
@@ -110,7 +124,9 @@ func (c *copier) run() {
 // which takes the buffer as it is (no copy) and gives back another for the
 // next read. It reports false when the destination's reader has gone away.
 func (c *copier) pass(buf []byte, n int) ([]byte, bool) {
-	if _, err := c.dst.Write(buf[:n]); err != nil {
+	w, err := c.dst.Write(buf[:n])
+	c.written.Add(int64(w))
+	if err != nil {
 		// Nobody reads our side any more: stop reading the child's, so
 		// its next write fails as it would without retry.
 		c.downstreamGone = true

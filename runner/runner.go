@@ -183,6 +183,10 @@ type Outcome struct {
 	Stdout Captured
 	// DownstreamGone is set when the reader of our stdout went away.
 	DownstreamGone bool
+	// StdoutWritten and StderrWritten count what the attempt wrote to our
+	// stdout and stderr: what went downstream, and what a retry's output
+	// will follow.
+	StdoutWritten, StderrWritten Written
 	// Unmatched counts output bytes not scanned because matching fell
 	// behind a fast writer (the newest output is always scanned).
 	Unmatched int64
@@ -194,6 +198,29 @@ type Outcome struct {
 	// Next is the policy's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
+}
+
+// Written is how many bytes an attempt wrote to one of our output streams.
+// It is counted without a copy when the stream is a regular file (by its
+// offset, or its size when it is open for appending: writes by anyone else
+// to the file during the attempt count too), through the copy retry makes
+// anyway (scanning, StdoutBuffer), or through a copy made for it when
+// stdout is a pipe or socket and a retry may follow. Otherwise it is not
+// known: a terminal, a character device, a pipe or socket handed over as
+// it is.
+type Written struct {
+	// Bytes is the count, 0 when not Known.
+	Bytes int64
+	// Known is false when the count could not be had without a copy
+	// that was not made, or when a file was truncated or rewound.
+	Known bool
+	// Held is set when the bytes were held (StdoutBuffer), not passed on
+	// as they came.
+	Held bool
+	// WithStderr is set on stdout's count when stderr went to the same
+	// file or pipe and is counted in it (`> out 2>&1`, `2>&1 |`); stderr's
+	// own count is then not known.
+	WithStderr bool
 }
 
 // Result is the whole run.
@@ -429,6 +456,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 	}, limit, byDeadline, pipes.started)
 	out.Exit, out.DeadlineHit, out.Err, out.Stopped = ended.Exit, deadlineHit, err, ended.Stopped
 	out.DownstreamGone, out.Unmatched = pipes.finish(ended.LeftAlone)
+	out.StdoutWritten, out.StderrWritten = pipes.written()
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
 	out.Duration = time.Since(out.Start)
 	return out, scan, pipes

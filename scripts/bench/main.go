@@ -32,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -215,6 +216,16 @@ func (b *bench) passThrough(n int64) {
 			{"retry, no patterns", append([]string{b.retry, "--preset", "none", "--"}, writer(stream)...)},
 			{"retry, 20 patterns", append(append(append([]string{b.retry}, patterns()...), "--match-stdout", "--"), writer(stream)...)},
 		}
+		if stream == "stdout" {
+			// A retry may follow the first of 5 attempts, so its stdout
+			// pipe is copied to count what it delivers; the last attempt
+			// (-n 1) gets our own pipe.
+			cases[1].name = "retry, no patterns (copied, counted)"
+			cases = slices.Insert(cases, 2, struct {
+				name string
+				argv []string
+			}{"retry -n 1, no patterns (our own pipe)", append([]string{b.retry, "-n", "1", "--preset", "none", "--"}, writer(stream)...)})
+		}
 		for _, c := range cases {
 			rate, rss := direct, int64(0)
 			if c.name != cases[0].name {
@@ -227,6 +238,7 @@ func (b *bench) passThrough(n int64) {
 			fmt.Printf("| %s, %s | %.0f | %.2f | %s |\n", stream, c.name, rate, rate/direct, rssText)
 		}
 	}
+	b.toFile(n, writer("stdout"))
 	// 1 GiB through stdin, replayed (recorded as the attempt reads it).
 	in := []string{b.retry, "--stdin", "replay", "--", "sh", "-c", "cat > /dev/null"}
 	src, _ := os.Open("/dev/zero")
@@ -237,6 +249,50 @@ func (b *bench) passThrough(n int64) {
 		fmt.Fprintln(os.Stderr, "bench: stdin replay:", err)
 	}
 	fmt.Printf("| stdin, retry --stdin replay (one attempt records it all) | %.0f | - | %.1f MiB |\n\n", float64(n)/1e6/time.Since(start).Seconds(), float64(m.rss)/1024)
+}
+
+// toFile measures stdout to a regular file (`retry -- job > out`): the
+// writer alone, retry handing over the file (counted by its offset, no
+// copy), and --stdout buffer (held, then written once).
+func (b *bench) toFile(n int64, writer []string) {
+	dir, err := os.MkdirTemp("", "bench-file")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	cases := []struct {
+		name string
+		argv []string
+	}{
+		{"direct (the writer alone)", writer},
+		{"retry, --stdout pass (the file itself, counted by its offset)", append([]string{b.retry, "--preset", "none", "--"}, writer...)},
+		{"retry, --stdout buffer (held, then written once)", append([]string{b.retry, "--preset", "none", "--stdout", "buffer", "--"}, writer...)},
+	}
+	var direct float64
+	for i, c := range cases {
+		path := filepath.Join(dir, "out")
+		f, err := os.Create(path)
+		if err != nil {
+			panic(err)
+		}
+		start := time.Now()
+		m, err := run(c.argv, nil, f, io.Discard)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: file:", err)
+		}
+		secs := time.Since(start).Seconds()
+		f.Close()
+		os.Remove(path)
+		rate := float64(n) / 1e6 / secs
+		if i == 0 {
+			direct = rate
+		}
+		rss := "-"
+		if i > 0 {
+			rss = fmt.Sprintf("%.1f MiB", float64(m.rss)/1024)
+		}
+		fmt.Printf("| stdout to a file in %s, %s | %.0f | %.2f | %s |\n", os.TempDir(), c.name, rate, rate/direct, rss)
+	}
 }
 
 // throughputRSS runs argv, reading the stream it writes through a pipe,
