@@ -119,7 +119,12 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 	warn := func(format string, args ...any) { printWarning(x.deps.Stderr, format, args...) }
 	if o.Report != "" {
 		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
-		if err := rf.Write(ending); err != nil {
+		if o.Report == "-" {
+			rf.W = x.deps.Stderr
+		}
+		// A cancelled run is reported too: a FIFO's wait for a reader is
+		// bounded by itself, not by the signal.
+		if err := rf.Write(context.WithoutCancel(ctx), ending); err != nil {
 			warn("--report %s: %v", o.Report, err)
 		}
 	}
@@ -129,6 +134,9 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 			name = x.program
 		}
 		mf := &report.MetricsFile{Path: o.MetricsFile, Name: name}
+		if o.MetricsFile == "-" {
+			mf.W = x.deps.Stderr
+		}
 		// A cancelled run is counted too: the lock wait is bounded by
 		// itself, not by the signal.
 		warning, err := mf.Write(context.WithoutCancel(ctx), ending)
