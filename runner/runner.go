@@ -198,7 +198,7 @@ func (r Result) Last() Outcome {
 }
 
 // Event is something that happened during a run: *AttemptStarted,
-// *AttemptEnded or *Finished.
+// *AttemptEnded, *HookStarted, *HookEnded or *Finished.
 type Event interface{ event() }
 
 // AttemptStarted is sent just before an attempt's process starts.
@@ -218,6 +218,13 @@ type AttemptEnded struct {
 	Final bool
 }
 
+// HookStarted is sent just before the --on-retry hook starts, after the
+// wait, before Attempt. The hook writes to the run's stderr, so a renderer
+// holding a line there (a countdown) clears it now.
+type HookStarted struct {
+	Attempt int
+}
+
 // HookEnded is sent when the --on-retry hook has run before Attempt.
 type HookEnded struct {
 	Attempt int
@@ -234,6 +241,7 @@ type Finished struct{ Result Result }
 
 func (*AttemptStarted) event() {}
 func (*AttemptEnded) event()   {}
+func (*HookStarted) event()    {}
 func (*HookEnded) event()      {}
 func (*Finished) event()       {}
 
@@ -466,6 +474,7 @@ func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
 	env := append(r.env(next),
 		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),
 		"RETRY_LAST_CLASS="+last.Verdict.Class.String())
+	r.emit(&HookStarted{Attempt: next})
 	exit, _, err := r.execute(ctx, Command{
 		Args:      r.cfg.Hook,
 		Env:       env,
