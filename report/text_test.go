@@ -72,3 +72,15 @@ func TestTextLinesForARetriedRunThatGivesUp(t *testing.T) {
 		"retry: giving up on curl after 2 attempts in 1.23s: attempts exhausted; last error: exit 7 (transient)\n", b.String())
 	assert.NotContains(t, b.String(), "secret")
 }
+
+func TestTextLeavesAnnotatedEventsToTheAnnotations(t *testing.T) {
+	t.Parallel()
+	var plain, annotated strings.Builder
+	events, _ := scriptedRun()
+	observeAll((&Text{W: &plain, Program: "curl"}).Observe, events)
+	observeAll((&Text{W: &annotated, Program: "curl", Annotated: true}).Observe, events)
+	assert.Contains(t, plain.String(), "retry: attempt 1/")
+	assert.Contains(t, plain.String(), "retry: giving up on curl")
+	assert.NotContains(t, annotated.String(), "failed:", "a failure that will be retried is a ::warning")
+	assert.NotContains(t, annotated.String(), "giving up", "giving up is an ::error")
+}

@@ -14,6 +14,7 @@ type attemptIO struct {
 	childEnds             []*os.File
 	stdinDone             func()
 	copiers               []*copier
+	stderrCopy            *copier // nil when the child has our stderr
 	matchers              []*matcher
 	captured              *spool
 }
@@ -53,16 +54,23 @@ func (r *run) openIO(scan LineScanner) (a *attemptIO, err error) {
 	}
 
 	a.stderr = r.cfg.Stderr
-	if scan != nil {
+	if scan != nil || r.cfg.WatchStderr && r.cfg.Stderr != nil {
 		var dst io.Writer = io.Discard
 		if r.cfg.Stderr != nil {
 			dst = r.cfg.Stderr
 		}
-		if err := a.pipe(&a.stderr, dst, true, scan, isTerminal(r.cfg.Stderr)); err != nil {
+		if err := a.pipe(&a.stderr, dst, scan != nil, scan, isTerminal(r.cfg.Stderr)); err != nil {
 			return a, fmt.Errorf("stderr pipe: %w", err)
 		}
+		a.stderrCopy = a.copiers[len(a.copiers)-1]
 	}
 	return a, nil
+}
+
+// stderrMidLine reports whether the stderr retry copied ended without a
+// line feed; it is valid after finish.
+func (a *attemptIO) stderrMidLine() bool {
+	return a.stderrCopy != nil && a.stderrCopy.endedMidLine()
 }
 
 // pipe gives the child a new pipe (a pseudo-terminal when terminal is set,

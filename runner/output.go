@@ -61,6 +61,9 @@ type copier struct {
 	// downstreamGone is set when writing to dst failed, such as a closed
 	// pipe after `| head -1`.
 	downstreamGone bool
+	// midLine is set when the last byte written to dst was not a line
+	// feed. Like downstreamGone, it is read once done is closed.
+	midLine bool
 }
 
 func startCopier(r *os.File, dst io.Writer, m *matcher) *copier {
@@ -104,6 +107,7 @@ func (c *copier) pass(buf []byte, n int) ([]byte, bool) {
 		c.r.Close()
 		return buf, false
 	}
+	c.midLine = buf[n-1] != '\n'
 	if c.match != nil {
 		return c.match.hand(buf[:n]), true
 	}
@@ -138,6 +142,19 @@ func (c *copier) drain(buf []byte) {
 			return
 		}
 		left -= n
+	}
+}
+
+// endedMidLine reports whether the copy has ended and the last byte it
+// wrote was not a line feed. A copy finish had to leave running (a pipe it
+// could not wake) counts as ended on a line feed: its last byte is not
+// known.
+func (c *copier) endedMidLine() bool {
+	select {
+	case <-c.done:
+		return c.midLine
+	default:
+		return false
 	}
 }
 

@@ -44,6 +44,11 @@ type Config struct {
 	// bytes are copied through unchanged as they arrive.
 	NewScan    func() LineScanner
 	ScanStdout bool
+	// WatchStderr makes each attempt's stderr go through a pipe (or a
+	// pseudo-terminal) even when nothing scans it, so that
+	// Outcome.StderrMidLine is known: for a caller whose next line on
+	// Stderr must start a line of its own (CI workflow commands).
+	WatchStderr bool
 
 	// Policy decides the waits, the attempt limit and the deadline.
 	Policy policy.Policy
@@ -174,6 +179,12 @@ type Outcome struct {
 	// Unmatched counts output bytes not scanned because matching fell
 	// behind a fast writer (the newest output is always scanned).
 	Unmatched int64
+	// StderrMidLine is set when the attempt's stderr, copied by retry
+	// (see NewScan and WatchStderr), ended without a line feed, so the
+	// next line written to Stderr would be glued to it. It is never set
+	// when the child wrote to Stderr itself: retry does not see those
+	// bytes.
+	StderrMidLine bool
 	// Next is the policy's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
@@ -396,6 +407,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool)
 		KillAfter: r.cfg.KillAfter,
 	}, limit, byDeadline, pipes.started)
 	out.DownstreamGone, out.Unmatched = pipes.finish()
+	out.StderrMidLine = pipes.stderrMidLine()
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
 	out.Duration = time.Since(out.Start)
 	return out, scan, pipes.captured
