@@ -224,3 +224,10 @@ func TestLinkToARegularFileIsReplacedAndItsTargetLeftAlone(t *testing.T) {
 	_, err = os.Readlink(link)
 	assert.True(t, errors.Is(err, syscall.EINVAL), "the link was replaced by the report")
 }
+
+func TestDashStartsTheReportOnALineOfItsOwn(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "--retry-if", "err", "--report", "-", "--", "sh", "-c", "printf err >&2")
+	assert.Equal(t, 0, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, "err\n{\n"), "%q", r.stderr)
+}

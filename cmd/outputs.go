@@ -128,7 +128,7 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 	if o.Report != "" {
 		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
 		if o.Report == "-" {
-			rf.W = x.deps.Stderr
+			rf.W = x.line
 		}
 		// A cancelled run is reported too: a FIFO's wait for a reader is
 		// bounded by itself, not by the signal.
@@ -143,7 +143,7 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 		}
 		mf := &report.MetricsFile{Path: o.MetricsFile, Name: name}
 		if o.MetricsFile == "-" {
-			mf.W = x.deps.Stderr
+			mf.W = x.line
 		}
 		// A cancelled run is counted too: the lock wait is bounded by
 		// itself, not by the signal.
