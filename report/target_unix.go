@@ -33,9 +33,10 @@ const maxLinks = 40
 // writeFileAtomic); a symbolic link that leads to a regular file is
 // replaced too, link and all, so a root process never writes through a
 // link someone else planted in a shared directory. Anything else is a
-// stream and is written into, never replaced: a device, a FIFO, a socket,
-// or a file descriptor (/dev/fd/N, /proc/self/fd/N, and links to them such
-// as /dev/stderr), whatever the descriptor refers to.
+// stream and is written into, never replaced: a character device, a FIFO,
+// a socket, or a file descriptor (/dev/fd/N, /proc/self/fd/N, and links to them such
+// as /dev/stderr), whatever the descriptor refers to. A block device is
+// refused.
 type target struct {
 	path string
 	// stream is set when the path is written into, not replaced.
@@ -98,6 +99,10 @@ func lookTarget(path string) (target, error) {
 			return replace, nil
 		case t == fs.ModeDir:
 			return target{}, errors.New("it is a directory")
+		case t == fs.ModeDevice:
+			// A report written over a disk's first blocks, through a link
+			// planted in a shared directory, would be a disaster.
+			return target{}, errors.New("it is a block device; give a file, a FIFO, a character device or a descriptor")
 		default:
 			return target{path: p, stream: true, fd: -1, kind: t}, nil
 		}

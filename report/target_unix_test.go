@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 func TestTargetsAreReplacedOnlyWhenTheyAreRegularFilesOrNew(t *testing.T) {
@@ -170,4 +171,43 @@ func TestWritingIntoAUnixSocketReachesTheListener(t *testing.T) {
 			assert.Equal(t, fs.ModeSocket, info.Mode().Type(), "still a socket")
 		})
 	}
+}
+
+func TestBlockDevicesAreRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// A loop device number no loop device uses: even written, it is inert.
+	disk := filepath.Join(dir, "disk")
+	if err := syscall.Mknod(disk, syscall.S_IFBLK|0o600, int(unix.Mkdev(7, 255))); err != nil {
+		t.Skipf("mknod is not permitted here: %v", err)
+	}
+	link := filepath.Join(dir, "report.json")
+	require.NoError(t, os.Symlink(disk, link))
+	for _, path := range []string{disk, link} {
+		err := writeFile(t.Context(), path, []byte("report\n"), 0o644)
+		assert.ErrorContains(t, err, "it is a block device", path)
+	}
+	assertModeType(t, disk, fs.ModeDevice)
+	assertModeType(t, link, fs.ModeSymlink)
+}
+
+func assertModeType(t *testing.T, path string, want fs.FileMode) {
+	t.Helper()
+	info, err := os.Lstat(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, info.Mode().Type(), path)
+}
+
+func TestFIFOWhoseReaderTakesNoDataGivesUpAfterReaderWait(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	// A reader that opens the FIFO and never reads: a stalled pager.
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	require.NoError(t, err)
+	defer r.Close()
+	start := time.Now()
+	err = writeFile(t.Context(), fifo, make([]byte, 4<<20), 0o644) // more than any pipe holds
+	assert.ErrorContains(t, err, "the reader took no data for 2s")
+	assert.Less(t, time.Since(start), ReaderWait+20*time.Second, "bounded, not a hang")
 }
