@@ -179,6 +179,8 @@ func TestGitHubActionsGetsWarningsGroupsAndAnError(t *testing.T) {
 	assert.Contains(t, r.stderr, "::group::retry: attempt 2/2\n")
 	assert.Contains(t, r.stderr, "::endgroup::\n")
 	assert.Contains(t, r.stderr, "::error title=retry::giving up on sh after 2 attempts")
+	assert.NotContains(t, r.stderr, "retry: attempt 1/2 failed", "told once, as a ::warning")
+	assert.NotContains(t, r.stderr, "retry: giving up", "told once, as an ::error")
 
 	r = retry(t, []string{"GITHUB_ACTIONS=true"}, "--annotations", "off", "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "exit 3")
 	assert.NotContains(t, r.stderr, "::")
@@ -228,6 +230,10 @@ func TestOpenCircuitIsReportedInEveryLogFormat(t *testing.T) {
 
 	r = retry(t, []string{"GITHUB_ACTIONS=true"}, "--breaker", "k", "--state", state, "--", "true")
 	assert.Contains(t, r.stderr, `::error title=retry::circuit "k" is open`)
+	assert.NotContains(t, r.stderr, `retry: circuit "k" is open`, "told once, as an annotation")
+
+	r = retry(t, nil, "--breaker", "k", "--state", state, "--", "true")
+	assert.True(t, strings.HasPrefix(r.stderr, `retry: circuit "k" is open`), r.stderr)
 }
 
 func TestSubcommandFailuresNameTheSubcommand(t *testing.T) {

@@ -1133,7 +1133,7 @@ func TestCookbookGitHubActions(t *testing.T) {
 		r = k.step(pull)
 		assert.Equal(t, 75, r.code, r.stderr)
 		assert.Equal(t, 5, docker.calls(), "the open circuit runs nothing")
-		assert.Contains(t, r.stderr, `retry: circuit "ghcr.io" is open`)
+		assert.Contains(t, r.stderr, `::error title=retry::circuit "ghcr.io" is open`)
 	})
 }
 

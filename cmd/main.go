@@ -251,6 +251,10 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 		Policy:     plan.Policy,
 		NewScan:    newScan,
 		ScanStdout: o.MatchStdout,
+		// A workflow command or a JSON line glued to the end of the
+		// command's stderr is lost to the program reading it: for them,
+		// copy stderr to know where its last line ended.
+		WatchStderr: out.github != nil || out.json != nil,
 		Classify: func(e exitcodes.Exit, s runner.LineScanner) exitcodes.Verdict {
 			scan, _ := s.(*exitcodes.Scan)
 			return plan.Classifier.Classify(e, scan, time.Now())

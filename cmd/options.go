@@ -157,8 +157,8 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 
 	fs.StringVar(&o.LogFormat, "log-format", o.LogFormat, "how retry logs on stderr: text (lines for people) or json (one object per event)")
 	fs.StringVar(&o.Annotations, "annotations", o.Annotations, "CI annotations: auto (GitHub Actions workflow commands when GITHUB_ACTIONS=true) or off")
-	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to this file when it ends (see docs/report-schema.md)")
-	fs.StringVar(&o.MetricsFile, "metrics-file", "", "keep Prometheus metrics for node_exporter's textfile collector in this file")
+	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to this file when it ends, - for stderr (see docs/report-schema.md)")
+	fs.StringVar(&o.MetricsFile, "metrics-file", "", "keep Prometheus metrics for node_exporter's textfile collector in this file (- for stderr: this run's alone)")
 	fs.StringVar(&o.Name, "name", "", "the name label of --metrics-file (default: the program name)")
 	fs.StringVarP(&o.Policy, "policy", "p", "", "use the named policy from .retry.toml or ~/.config/retry/config.toml, or a built-in profile: interactive, default, patient")
 }

@@ -18,6 +18,7 @@ import (
 type outputs struct {
 	deps      Deps
 	program   string
+	line      *report.LineStart // stderr, for every renderer but the countdown
 	countdown *report.Countdown
 	captured  *report.Captured
 	github    *report.GitHub
@@ -31,28 +32,34 @@ type outputs struct {
 func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs {
 	program := filepath.Base(plan.Args[0])
 	cause := func() string { return "received " + exitcodes.SignalName(relay.Received()) }
+	line := &report.LineStart{W: deps.Stderr}
 	x := &outputs{
 		deps:     deps,
 		program:  program,
 		relay:    relay,
 		verbose:  o.Verbose,
-		captured: &report.Captured{Stdout: deps.Stdout, Stderr: deps.Stderr, Drop: plan.DropFailed},
+		line:     line,
+		captured: &report.Captured{Stdout: deps.Stdout, Stderr: line, Drop: plan.DropFailed},
 	}
 	terminal := isTerminal(deps.Stderr)
+	// Workflow commands are lines of their own, never JSON: with the JSON
+	// log, stderr stays JSON lines only.
+	if o.LogFormat != "json" && o.Annotations == "auto" && lookupEnv(deps.Env, "GITHUB_ACTIONS") == "true" {
+		x.github = &report.GitHub{W: line, Program: program, Deadline: plan.Policy.Deadline, Cause: cause}
+	}
 	if o.LogFormat == "json" {
-		x.json = &report.JSONLog{W: deps.Stderr, Program: program, Argv: plan.Args, Verbose: o.Verbose}
+		x.json = &report.JSONLog{W: line, Program: program, Argv: plan.Args, Verbose: o.Verbose}
 	} else {
-		x.text = &report.Text{W: deps.Stderr, Program: program, Argv: plan.Args, Deadline: plan.Policy.Deadline,
-			Quiet: o.Quiet, Verbose: o.Verbose, Cause: cause}
+		x.text = &report.Text{W: line, Program: program, Argv: plan.Args, Deadline: plan.Policy.Deadline,
+			Quiet: o.Quiet, Verbose: o.Verbose, Annotated: x.github != nil, Cause: cause}
 		if !o.Quiet {
-			x.repeats = &report.Repeats{W: deps.Stderr, StdoutTerminal: isTerminal(deps.Stdout)}
+			x.repeats = &report.Repeats{W: line, StdoutTerminal: isTerminal(deps.Stdout)}
 		}
 		if terminal && !o.Quiet {
+			// Straight to the terminal: its line is erased before
+			// anything else is written, so it never leaves one open.
 			x.countdown = &report.Countdown{W: deps.Stderr, Min: time.Second, Color: report.UseColor(terminal, deps.Env)}
 		}
-	}
-	if o.Annotations == "auto" && lookupEnv(deps.Env, "GITHUB_ACTIONS") == "true" {
-		x.github = &report.GitHub{W: deps.Stderr, Program: program, Deadline: plan.Policy.Deadline, Cause: cause}
 	}
 	return x
 }
@@ -62,6 +69,7 @@ func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs
 // every other event first, so its line is gone before anything else writes
 // to the terminal.
 func (x *outputs) observe(e runner.Event) {
+	x.line.Observe(e)
 	_, ended := e.(*runner.AttemptEnded)
 	if x.countdown != nil && !ended {
 		x.countdown.Observe(e)
@@ -90,14 +98,14 @@ func (x *outputs) observe(e runner.Event) {
 }
 
 // refused says that the command was not run at all, such as when its
-// circuit is open: a line for people, an annotation for CI; the JSON log
-// says it in its summary.
+// circuit is open: an annotation in CI, else a line for people; the JSON
+// log says it in its summary.
 func (x *outputs) refused(message string) {
-	if x.text != nil {
-		printError(x.deps.Stderr, errors.New(message))
-	}
-	if x.github != nil {
+	switch {
+	case x.github != nil:
 		x.github.Error(message)
+	case x.text != nil:
+		printError(x.line, errors.New(message))
 	}
 }
 
@@ -120,7 +128,7 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 			if err != nil {
 				msg = err.Error()
 			}
-			fmt.Fprintf(x.deps.Stderr, "retry: ran the --fallback command instead: %s\n", report.OneLine(msg))
+			fmt.Fprintf(x.line, "retry: ran the --fallback command instead: %s\n", report.OneLine(msg))
 		}
 	}
 	code := exitcodes.Code(s)
@@ -128,10 +136,15 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 	if x.json != nil {
 		x.json.Finish(ending)
 	}
-	warn := func(format string, args ...any) { printWarning(x.deps.Stderr, format, args...) }
+	warn := func(format string, args ...any) { printWarning(x.line, format, args...) }
 	if o.Report != "" {
 		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
-		if err := rf.Write(ending); err != nil {
+		if o.Report == "-" {
+			rf.W = x.line
+		}
+		// A cancelled run is reported too: a FIFO's wait for a reader is
+		// bounded by itself, not by the signal.
+		if err := rf.Write(context.WithoutCancel(ctx), ending); err != nil {
 			warn("--report %s: %v", o.Report, err)
 		}
 	}
@@ -141,6 +154,9 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 			name = x.program
 		}
 		mf := &report.MetricsFile{Path: o.MetricsFile, Name: name}
+		if o.MetricsFile == "-" {
+			mf.W = x.line
+		}
 		// A cancelled run is counted too: the lock wait is bounded by
 		// itself, not by the signal.
 		warning, err := mf.Write(context.WithoutCancel(ctx), ending)

@@ -1,10 +1,25 @@
 package report
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 )
+
+// writeFile writes data to path: it replaces a regular file, or creates
+// the file, atomically with mode (see writeFileAtomic), and writes into a
+// device, a FIFO, a socket or a file descriptor (see target).
+func writeFile(ctx context.Context, path string, data []byte, mode fs.FileMode) error {
+	t, err := lookTarget(path)
+	if err != nil {
+		return err
+	}
+	if t.stream {
+		return t.write(ctx, data)
+	}
+	return writeFileAtomic(path, data, mode)
+}
 
 // writeFileAtomic replaces path with data so that a reader, or a crash,
 // sees either the old file or the whole new one, never a part: it writes a

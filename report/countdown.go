@@ -22,8 +22,9 @@ const (
 //	retry: attempt 4/5 in 7s (slow phase) — Ctrl-C to stop
 //
 // rewritten in place as the time left changes (each tenth of a second
-// under ten seconds, each second above), and erased when the next attempt starts
-// or the run ends, so nothing else ever lands on it. The caller turns it on
+// under ten seconds, each second above), and erased when the --on-retry
+// hook or the next attempt starts, or the run ends, so nothing else ever
+// lands on it. The caller turns it on
 // only when W is a terminal (never for a file, a pipe or CI logs).
 //
 // Observe must see each event before any other renderer that writes to W,
@@ -60,8 +61,8 @@ func UseColor(terminal bool, env []string) bool {
 }
 
 // Observe starts the countdown when an attempt is followed by a wait longer
-// than Min, and erases it when the next attempt starts or the run ends; it
-// is a runner.Config.Observe function.
+// than Min, and erases it at the next event (the hook or the next attempt
+// starting, the run ending); it is a runner.Config.Observe function.
 func (c *Countdown) Observe(e runner.Event) {
 	c.Stop()
 	if e, ok := e.(*runner.AttemptEnded); ok {

@@ -59,7 +59,7 @@ func TestGoldenReportFileOfTheScriptedRun(t *testing.T) {
 	_, end := scriptedRun()
 	path := filepath.Join(t.TempDir(), "report.json")
 	f := &ReportFile{Path: path, Version: "1.2.3", Program: scriptedArgv0, Argv: scriptedArgv()}
-	require.NoError(t, f.Write(end))
+	require.NoError(t, f.Write(t.Context(), end))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	golden(t, "report.golden", got)

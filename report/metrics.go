@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -56,10 +57,18 @@ const DefaultLockWait = 5 * time.Second
 // not end in .prom, so the collector ignores it). The file is replaced
 // atomically with mode 0644, so node_exporter, usually another user, can
 // read it; it holds only names and numbers.
+//
+// A Path that leads to a device, a FIFO, a socket or a file descriptor
+// (/dev/stderr, /dev/fd/N) is written into instead, with this run's
+// metrics alone: there is nothing to read back and add to, and no lock
+// file is made beside it.
 type MetricsFile struct {
 	// Path is the file to update, such as
 	// /var/lib/node_exporter/textfile/retry.prom.
 	Path string
+	// W, when set, receives this run's metrics alone instead of Path:
+	// --metrics-file - writes them to retry's stderr.
+	W io.Writer
 	// Name is the value of the name label: the caller's --name, by default
 	// the program name. It must be valid UTF-8 and not empty.
 	Name string
@@ -81,6 +90,22 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if !utf8.ValidString(m.Name) {
 		return "", fmt.Errorf("metrics file: the name label %q is not valid UTF-8", m.Name)
 	}
+	if m.W != nil {
+		if _, err := m.W.Write(m.alone(e)); err != nil {
+			return "", fmt.Errorf("metrics file: %w", err)
+		}
+		return "", nil
+	}
+	t, err := lookTarget(m.Path)
+	if err != nil {
+		return "", fmt.Errorf("metrics file: %w", err)
+	}
+	if t.stream {
+		if err := t.write(ctx, m.alone(e)); err != nil {
+			return "", fmt.Errorf("metrics file: %w", err)
+		}
+		return "", nil
+	}
 	wait := m.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
@@ -100,6 +125,13 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	return warning, nil
+}
+
+// alone renders the metrics of the run that ended as e, and no other.
+func (m *MetricsFile) alone(e Ending) []byte {
+	families := map[string]*metricFamily{}
+	m.add(families, e)
+	return appendExposition(nil, families)
 }
 
 // readMetrics parses the previous file. A missing file is empty; a file

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 )
 
@@ -16,13 +18,18 @@ const SchemaVersion = 1
 // the command, the start and end times, every attempt, the outcome and
 // retry's exit code.
 //
-// The file is replaced atomically (see Write), so a reader never sees half
-// a report. Its mode is 0644, so CI tooling running as another user can read
-// it, except when Verbose puts the full argv in it: argv often carries
-// secrets, so the file is then 0600.
+// A regular file is replaced atomically (see Write), so a reader never
+// sees half a report. Its mode is 0644, so CI tooling running as another
+// user can read it, except when Verbose puts the full argv in it: argv
+// often carries secrets, so the file is then 0600. A device, a FIFO, a
+// socket or a file descriptor (/dev/stderr, /dev/fd/N) is written into
+// instead, and keeps its own mode.
 type ReportFile struct {
 	// Path is the file to write.
 	Path string
+	// W, when set, receives the report instead of Path: --report - writes
+	// it to retry's stderr.
+	W io.Writer
 	// Version is retry's version, recorded as retry_version.
 	Version string
 	// Program names the command; Argv is recorded only when Verbose is set.
@@ -67,15 +74,22 @@ type reportAttempt struct {
 	StderrBytes  *int64  `json:"stderr_bytes"`
 }
 
-// Write writes the report of the run that ended as e. It replaces the file
-// atomically: a temporary file in the same directory, synced, then renamed
-// over Path.
-func (f *ReportFile) Write(e Ending) error {
+// Write writes the report of the run that ended as e. It replaces a
+// regular file, or a path that does not exist yet, atomically: a temporary
+// file in the same directory, synced, then renamed over Path. Anything
+// else that Path leads to is written into (see target); a FIFO waits at
+// most ReaderWait for a reader, or until ctx is done.
+func (f *ReportFile) Write(ctx context.Context, e Ending) error {
 	data, err := f.encode(e)
 	if err != nil {
 		return fmt.Errorf("report file: %w", err)
 	}
-	if err := writeFileAtomic(f.Path, data, f.mode()); err != nil {
+	if f.W != nil {
+		_, err = f.W.Write(data)
+	} else {
+		err = writeFile(ctx, f.Path, data, f.mode())
+	}
+	if err != nil {
 		return fmt.Errorf("report file: %w", err)
 	}
 	return nil

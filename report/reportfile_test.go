@@ -35,7 +35,7 @@ func TestReportFileMatchesTheDocumentedSchemaForEveryKindOfRun(t *testing.T) {
 				t.Parallel()
 				path := filepath.Join(t.TempDir(), "report.json")
 				f := &ReportFile{Path: path, Version: "devel", Program: "curl", Argv: scriptedArgv(), Verbose: verbose}
-				require.NoError(t, f.Write(end))
+				require.NoError(t, f.Write(t.Context(), end))
 				data, err := os.ReadFile(path)
 				require.NoError(t, err)
 				doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
@@ -134,7 +134,7 @@ func TestReportFileShowsArgvOnlyWhenVerboseAndThenIsPrivate(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "report.json")
 			f := &ReportFile{Path: path, Version: "devel", Program: "curl", Argv: scriptedArgv(), Verbose: tc.verbose}
-			require.NoError(t, f.Write(endings()["attempts exhausted"]))
+			require.NoError(t, f.Write(t.Context(), endings()["attempts exhausted"]))
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, tc.verbose, bytes.Contains(data, []byte("secret")))
@@ -151,7 +151,7 @@ func TestReportFileReplacesTheOldOneAndLeavesNoTemporaryFile(t *testing.T) {
 	path := filepath.Join(dir, "report.json")
 	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
 	f := &ReportFile{Path: path, Version: "devel", Program: "curl"}
-	require.NoError(t, f.Write(endings()["success after a retry"]))
+	require.NoError(t, f.Write(t.Context(), endings()["success after a retry"]))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(data))
@@ -169,7 +169,7 @@ func TestReportFileThatCannotBeWrittenLeavesTheDirectoryClean(t *testing.T) {
 	target := filepath.Join(dir, "report.json")
 	require.NoError(t, os.Mkdir(target, 0o755)) // a directory cannot be replaced by a file
 	f := &ReportFile{Path: target, Version: "devel", Program: "curl"}
-	err := f.Write(endings()["success after a retry"])
+	err := f.Write(t.Context(), endings()["success after a retry"])
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "report file: ")
 	entries, err := os.ReadDir(dir)
@@ -177,5 +177,5 @@ func TestReportFileThatCannotBeWrittenLeavesTheDirectoryClean(t *testing.T) {
 	assert.Len(t, entries, 1, "the temporary file was removed")
 
 	missing := &ReportFile{Path: filepath.Join(dir, "no", "such", "dir", "report.json")}
-	assert.Error(t, missing.Write(endings()["success after a retry"]))
+	assert.Error(t, missing.Write(t.Context(), endings()["success after a retry"]))
 }

@@ -28,6 +28,10 @@ type Text struct {
 	// Quiet keeps only the give-up line; Verbose adds a line per attempt
 	// start with the full command, and the attempt's duration.
 	Quiet, Verbose bool
+	// Annotated leaves out the lines that GitHub annotations carry (a
+	// failure that will be retried, giving up, being stopped), so each
+	// event is told once.
+	Annotated bool
 	// Cause says what stopped a cancelled run, such as "received SIGTERM".
 	Cause func() string
 }
@@ -40,7 +44,7 @@ func (t *Text) Observe(e runner.Event) {
 			t.printf("attempt %s: %s", count(e.Attempt, e.Max), Quote(t.Argv))
 		}
 	case *runner.AttemptEnded:
-		if !e.Final && !t.Quiet {
+		if !e.Final && !t.Quiet && !t.Annotated {
 			t.attemptFailed(e)
 		}
 	case *runner.HookEnded:
@@ -105,6 +109,9 @@ func (t *Text) finished(r runner.Result) {
 		if n > 1 && !t.Quiet {
 			t.printf("%s succeeded on attempt %d after %s", t.Program, n, Duration(r.Elapsed))
 		}
+		return
+	}
+	if t.Annotated {
 		return
 	}
 	verb := "giving up on"

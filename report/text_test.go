@@ -160,3 +160,15 @@ func TestRepeatsWarnsOnceWhenAFailedAttemptsStdoutWentDownstream(t *testing.T) {
 		})
 	}
 }
+
+func TestTextLeavesAnnotatedEventsToTheAnnotations(t *testing.T) {
+	t.Parallel()
+	var plain, annotated strings.Builder
+	events, _ := scriptedRun()
+	observeAll((&Text{W: &plain, Program: "curl"}).Observe, events)
+	observeAll((&Text{W: &annotated, Program: "curl", Annotated: true}).Observe, events)
+	assert.Contains(t, plain.String(), "retry: attempt 1/")
+	assert.Contains(t, plain.String(), "retry: giving up on curl")
+	assert.NotContains(t, annotated.String(), "failed:", "a failure that will be retried is a ::warning")
+	assert.NotContains(t, annotated.String(), "giving up", "giving up is an ::error")
+}

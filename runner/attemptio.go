@@ -14,6 +14,7 @@ type attemptIO struct {
 	childEnds             []*os.File
 	stdinDone             func()
 	copiers               []*copier
+	stderrCopy            *copier // nil when the child has our stderr
 	matchers              []*matcher
 	captured              *spool
 	// out and errs count what the attempt writes to our stdout and
@@ -78,6 +79,9 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 
 	a.stdout, a.stderr = r.cfg.Stdout, r.cfg.Stderr
 	scanStdout := scan != nil && r.cfg.ScanStdout
+	// Stderr goes through a copy of ours when it is scanned or watched
+	// for where its last line ended.
+	pipedErr := scan != nil || r.cfg.WatchStderr && r.cfg.Stderr != nil
 	switch {
 	case r.cfg.StdoutMode == StdoutBuffer || scanStdout:
 		// A nil *os.File must not become a non-nil io.Writer: writes to
@@ -100,26 +104,27 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 			return a, fmt.Errorf("stdout pipe: %w", err)
 		}
 		a.out.copied = a.copiers[len(a.copiers)-1]
-		if shared && scan == nil {
+		if shared && !pipedErr {
 			// `2>&1 |`: both streams through the one pipe, so their
 			// writes reach the reader in the order they were made.
 			a.stderr, a.out.withStderr = a.stdout, true
 		}
 	case outID.kind == streamFile:
 		a.out.file = markFile(r.cfg.Stdout)
-		a.out.withStderr = shared && scan == nil
+		a.out.withStderr = shared && !pipedErr
 	}
 
 	switch {
-	case scan != nil:
+	case pipedErr:
 		var dst io.Writer = io.Discard
 		if r.cfg.Stderr != nil {
 			dst = r.cfg.Stderr
 		}
-		if err := a.pipe(&a.stderr, dst, r.cfg.Stderr, true, scan, isTerminal(r.cfg.Stderr)); err != nil {
+		if err := a.pipe(&a.stderr, dst, r.cfg.Stderr, scan != nil, scan, isTerminal(r.cfg.Stderr)); err != nil {
 			return a, fmt.Errorf("stderr pipe: %w", err)
 		}
-		a.errs.copied = a.copiers[len(a.copiers)-1]
+		a.stderrCopy = a.copiers[len(a.copiers)-1]
+		a.errs.copied = a.stderrCopy
 		if shared && a.out.file != nil {
 			a.out.alongside = a.errs.copied
 		}
@@ -134,11 +139,18 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 	return a, nil
 }
 
+// stderrMidLine reports whether the stderr retry copied ended without a
+// line feed; it is valid after finish.
+func (a *attemptIO) stderrMidLine() bool {
+	return a.stderrCopy != nil && a.stderrCopy.endedMidLine()
+}
+
 // pipe gives the child a new pipe (a pseudo-terminal when terminal is set,
 // so the child still sees a terminal) in *child, and copies what comes out
 // to dst, scanning it when scanned is set. final is where the stream goes
 // without retry (nil for nowhere): a process that a successful attempt
-// left running and that still writes to the pipe is passed on to it.
+// left running and that still writes to the pipe is passed on to it. The
+// copy of stderr tracks where its last line ended (stderrMidLine).
 func (a *attemptIO) pipe(child **os.File, dst io.Writer, final *os.File, scanned bool, scan LineScanner, terminal bool) error {
 	var ours, theirs *os.File
 	var err error
@@ -160,7 +172,7 @@ func (a *attemptIO) pipe(child **os.File, dst io.Writer, final *os.File, scanned
 	}
 	*child = theirs
 	a.childEnds = append(a.childEnds, theirs)
-	a.copiers = append(a.copiers, startCopier(ours, dst, final, m))
+	a.copiers = append(a.copiers, startCopier(&copier{r: ours, dst: dst, final: final, match: m, lineEnds: child == &a.stderr}))
 	return nil
 }
 

@@ -18,7 +18,7 @@ func copyAll(t *testing.T, data []byte, dst io.Writer) *copier {
 	t.Helper()
 	r, w, err := os.Pipe()
 	require.NoError(t, err)
-	c := startCopier(r, dst, nil, nil)
+	c := startCopier(&copier{r: r, dst: dst})
 	_, werr := w.Write(data)
 	w.Close()
 	<-c.done

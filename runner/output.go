@@ -76,10 +76,17 @@ type copier struct {
 	held bool
 	// written counts the bytes dst took.
 	written atomic.Int64
+	// lineEnds asks for midLine, which needs the bytes in our memory: no
+	// splice(2).
+	lineEnds bool
+	// midLine is set when the last byte written to dst was not a line
+	// feed. Like downstreamGone, it is read once done is closed.
+	midLine bool
 }
 
-func startCopier(r *os.File, dst io.Writer, final *os.File, m *matcher) *copier {
-	c := &copier{r: r, dst: dst, final: final, match: m, done: make(chan struct{})}
+// startCopier starts copying c.r to c.dst; c is filled in but for done.
+func startCopier(c *copier) *copier {
+	c.done = make(chan struct{})
 	go c.run()
 	return c
 }
@@ -89,7 +96,7 @@ func (c *copier) run() {
 	if c.match != nil {
 		defer c.match.close()
 	}
-	if f, ok := c.dst.(*os.File); ok && c.match == nil {
+	if f, ok := c.dst.(*os.File); ok && c.match == nil && !c.lineEnds {
 		// Nothing reads the bytes but the destination: the kernel can
 		// move them.
 		if handled, deadline := c.spliceTo(f); handled {
@@ -133,6 +140,7 @@ func (c *copier) pass(buf []byte, n int) ([]byte, bool) {
 		c.r.Close()
 		return buf, false
 	}
+	c.midLine = buf[n-1] != '\n'
 	if c.match != nil {
 		return c.match.hand(buf[:n]), true
 	}
@@ -167,6 +175,19 @@ func (c *copier) drain(buf []byte) {
 			return
 		}
 		left -= n
+	}
+}
+
+// endedMidLine reports whether the copy has ended and the last byte it
+// wrote was not a line feed. A copy finish had to leave running (a pipe it
+// could not wake) counts as ended on a line feed: its last byte is not
+// known.
+func (c *copier) endedMidLine() bool {
+	select {
+	case <-c.done:
+		return c.midLine
+	default:
+		return false
 	}
 }
 

@@ -47,7 +47,7 @@ func copyThrough(b *testing.B, block []byte, c *exitcodes.Classifier, scanned bo
 		if scanned {
 			m = newMatcher(&lockedScanner{scan: c.NewScan()})
 		}
-		cp := startCopier(r, io.Discard, nil, m)
+		cp := startCopier(&copier{r: r, dst: io.Discard, match: m})
 		for range 64 {
 			if _, err := w.Write(block); err != nil {
 				b.Fatal(err)

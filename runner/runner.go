@@ -48,6 +48,11 @@ type Config struct {
 	// bytes are copied through unchanged as they arrive.
 	NewScan    func() LineScanner
 	ScanStdout bool
+	// WatchStderr makes each attempt's stderr go through a pipe (or a
+	// pseudo-terminal) even when nothing scans it, so that
+	// Outcome.StderrMidLine is known: for a caller whose next line on
+	// Stderr must start a line of its own (CI workflow commands).
+	WatchStderr bool
 
 	// Policy decides the waits, the attempt limit and the deadline.
 	Policy policy.Policy
@@ -195,6 +200,12 @@ type Outcome struct {
 	// it ended; -1 when there were some but the system cannot count them.
 	// What a successful attempt leaves running is left alone.
 	Stopped int
+	// StderrMidLine is set when the attempt's stderr, copied by retry
+	// (see NewScan and WatchStderr), ended without a line feed, so the
+	// next line written to Stderr would be glued to it. It is never set
+	// when the child wrote to Stderr itself: retry does not see those
+	// bytes.
+	StderrMidLine bool
 	// Next is the policy's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
@@ -245,7 +256,7 @@ func (r Result) Last() Outcome {
 }
 
 // Event is something that happened during a run: *AttemptStarted,
-// *AttemptEnded or *Finished.
+// *AttemptEnded, *HookStarted, *HookEnded or *Finished.
 type Event interface{ event() }
 
 // AttemptStarted is sent just before an attempt's process starts.
@@ -265,6 +276,13 @@ type AttemptEnded struct {
 	Final bool
 }
 
+// HookStarted is sent just before the --on-retry hook starts, after the
+// wait, before Attempt. The hook writes to the run's stderr, so a renderer
+// holding a line there (a countdown) clears it now.
+type HookStarted struct {
+	Attempt int
+}
+
 // HookEnded is sent when the --on-retry hook has run before Attempt.
 type HookEnded struct {
 	Attempt int
@@ -281,6 +299,7 @@ type Finished struct{ Result Result }
 
 func (*AttemptStarted) event() {}
 func (*AttemptEnded) event()   {}
+func (*HookStarted) event()    {}
 func (*HookEnded) event()      {}
 func (*Finished) event()       {}
 
@@ -457,6 +476,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 	out.Exit, out.DeadlineHit, out.Err, out.Stopped = ended.Exit, deadlineHit, err, ended.Stopped
 	out.DownstreamGone, out.Unmatched = pipes.finish(ended.LeftAlone)
 	out.StdoutWritten, out.StderrWritten = pipes.written()
+	out.StderrMidLine = pipes.stderrMidLine()
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
 	out.Duration = time.Since(out.Start)
 	return out, scan, pipes
@@ -535,6 +555,7 @@ func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
 	env := append(r.env(next),
 		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),
 		"RETRY_LAST_CLASS="+last.Verdict.Class.String())
+	r.emit(&HookStarted{Attempt: next})
 	ended, _, err := r.execute(ctx, Command{
 		Args:      r.cfg.Hook,
 		Env:       env,

@@ -368,6 +368,29 @@ func TestObserverSeesStartsEndsAndTheFinish(t *testing.T) {
 	})
 }
 
+func TestObserverSeesTheHookStartBeforeItRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStarter{steps: []step{fails(1, 0), ok(0)}}
+		cfg := config(f)
+		cfg.Hook = []string{"/bin/sh", "-c", "echo cleaning up"}
+		var seen []string
+		cfg.Observe = func(e Event) {
+			switch e := e.(type) {
+			case *AttemptStarted:
+				seen = append(seen, "start "+itoa(e.Attempt))
+			case *HookStarted:
+				// A renderer holding a line on stderr clears it here, so
+				// nothing of the hook may have run yet.
+				seen = append(seen, "hook started "+itoa(e.Attempt)+" after "+itoa(f.attempts())+" processes")
+			case *HookEnded:
+				seen = append(seen, "hook ended "+itoa(e.Attempt))
+			}
+		}
+		Run(t.Context(), cfg)
+		assert.Equal(t, []string{"start 1", "hook started 2 after 1 processes", "hook ended 2", "start 2"}, seen)
+	})
+}
+
 // startFails is a Starter whose program cannot be started.
 type startFails struct{ kind exitcodes.Start }
 

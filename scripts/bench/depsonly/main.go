@@ -44,6 +44,7 @@ import (
 	_ "strconv"
 	_ "strings"
 	_ "sync"
+	_ "sync/atomic"
 	_ "syscall"
 	_ "text/tabwriter"
 	_ "time"
