@@ -31,6 +31,10 @@ type Config struct {
 	// Presets are the names of the presets to apply, as SelectPresets
 	// returns them.
 	Presets []string
+	// Signatures turns on the cross-tool signatures (see SignaturesFor):
+	// messages such as "HTTP 404" or "connection refused" that mean the
+	// same whatever program printed them.
+	Signatures bool
 }
 
 // Classifier judges attempts by the user's rules, then the presets, then
@@ -38,15 +42,41 @@ type Config struct {
 // immutable and safe for concurrent use; each attempt gets its own Scan.
 type Classifier struct {
 	retryOnExit, stopOnExit ExitList
-	// matchers holds every pattern, each with a slot in a Scan.
-	matchers []matcher
-	// Indexes into matchers, by role.
+	// sources holds every pattern, each with a slot in a Scan; they are
+	// compiled into matchers when the first output arrives (see
+	// compiled), so that a run whose command prints nothing never pays
+	// for the presets' and signatures' regular expressions.
+	sources []source
+	// Indexes into sources, by role.
 	retryIf, stopIf, retryAfter []int
 	presets                     []activePreset
+	signatures                  []activeSig
+	lazy                        *lazyMatchers
+}
+
+// source is one pattern before it is compiled: the user's arrive
+// compiled, the built-in ones as text.
+type source struct {
+	re      *regexp.Regexp // nil for a built-in pattern
+	text    string
+	capture bool // a wait pattern, whose first group is kept
+}
+
+// lazyMatchers are the compiled patterns, built once on first use.
+type lazyMatchers struct {
+	once     sync.Once
+	matchers []matcher
 	// For MayMatch: the literals some pattern requires, searched for all
 	// at once; anyLine is set when a pattern requires none.
 	raw, folded *multiSearch
 	anyLine     bool
+}
+
+// activeSig is one cross-tool signature with its pattern's index.
+type activeSig struct {
+	tier sigTier
+	m    int
+	desc string
 }
 
 // activePreset is a preset with its patterns compiled into the
@@ -75,24 +105,22 @@ type activeHint struct {
 // New builds a Classifier. It fails when a preset name is unknown or a
 // RetryAfter pattern has no capture group (a *PatternError).
 func New(cfg Config) (*Classifier, error) {
-	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit}
-	add := func(re *regexp.Regexp) int {
-		c.matchers = append(c.matchers, newMatcher(re))
-		return len(c.matchers) - 1
+	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit, lazy: &lazyMatchers{}}
+	add := func(src source) int {
+		c.sources = append(c.sources, src)
+		return len(c.sources) - 1
 	}
 	for _, re := range cfg.StopIf {
-		c.stopIf = append(c.stopIf, add(re))
+		c.stopIf = append(c.stopIf, add(source{re: re, text: re.String()}))
 	}
 	for _, re := range cfg.RetryIf {
-		c.retryIf = append(c.retryIf, add(re))
+		c.retryIf = append(c.retryIf, add(source{re: re, text: re.String()}))
 	}
 	for _, re := range cfg.RetryAfter {
 		if re.NumSubexp() < 1 {
 			return nil, &PatternError{Pattern: re.String(), Err: errors.New(`no capture group: want the wait in parentheses, as "Retry-After: (\S+)"`)}
 		}
-		i := add(re)
-		c.matchers[i].capture = true
-		c.retryAfter = append(c.retryAfter, i)
+		c.retryAfter = append(c.retryAfter, add(source{re: re, text: re.String(), capture: true}))
 	}
 	table := presetTable()
 	var seen []string
@@ -116,37 +144,51 @@ func New(cfg Config) (*Classifier, error) {
 				ar.exit = l
 			}
 			if r.match != "" {
-				re, err := regexp.Compile(r.match)
-				if err != nil {
-					return nil, fmt.Errorf("preset %s: %w", def.name, err)
-				}
-				ar.m = add(re)
+				ar.m = add(source{text: r.match})
 			}
 			p.rules = append(p.rules, ar)
 		}
 		for _, h := range commonHints() {
-			re, err := regexp.Compile(h.match)
-			if err != nil {
-				return nil, fmt.Errorf("preset %s: %w", def.name, err)
-			}
-			i := add(re)
-			c.matchers[i].capture = true
-			p.hints = append(p.hints, activeHint{m: i, millis: h.millis})
+			p.hints = append(p.hints, activeHint{m: add(source{text: h.match, capture: true}), millis: h.millis})
 		}
 		c.presets = append(c.presets, p)
 	}
-	c.buildSkip()
+	if cfg.Signatures {
+		for _, d := range signatureTable() {
+			c.signatures = append(c.signatures, activeSig{tier: d.tier, m: add(source{text: d.match}), desc: d.desc})
+		}
+	}
 	return c, nil
+}
+
+// compiled returns the patterns compiled, compiling them on the first
+// call. The built-in patterns are constants that the tests compile, so
+// compiling them cannot fail.
+func (c *Classifier) compiled() *lazyMatchers {
+	l := c.lazy
+	l.once.Do(func() {
+		l.matchers = make([]matcher, len(c.sources))
+		for i, src := range c.sources {
+			re := src.re
+			if re == nil {
+				re = regexp.MustCompile(src.text)
+			}
+			l.matchers[i] = newMatcher(re)
+			l.matchers[i].capture = src.capture
+		}
+		l.buildSkip()
+	})
+	return l
 }
 
 // buildSkip prepares MayMatch: one search for every literal that some
 // pattern requires, on the text as it is and on the text folded.
-func (c *Classifier) buildSkip() {
+func (l *lazyMatchers) buildSkip() {
 	var raw, folded [][]byte
-	for i := range c.matchers {
-		m := &c.matchers[i]
+	for i := range l.matchers {
+		m := &l.matchers[i]
 		if m.need == nil {
-			c.anyLine = true
+			l.anyLine = true
 			return
 		}
 		for _, l := range m.need {
@@ -157,13 +199,16 @@ func (c *Classifier) buildSkip() {
 			}
 		}
 	}
-	c.raw, c.folded = newMultiSearch(raw), newMultiSearch(folded)
-	c.anyLine = (len(raw) > 0 && c.raw == nil) || (len(folded) > 0 && c.folded == nil)
+	l.raw, l.folded = newMultiSearch(raw), newMultiSearch(folded)
+	l.anyLine = (len(raw) > 0 && l.raw == nil) || (len(folded) > 0 && l.folded == nil)
 }
 
 // NeedsOutput reports whether any rule reads output lines, so that the
 // runner adds a pipe only when it must.
-func (c *Classifier) NeedsOutput() bool { return len(c.matchers) > 0 }
+func (c *Classifier) NeedsOutput() bool { return len(c.sources) > 0 }
+
+// Signatures reports whether the cross-tool signatures are on.
+func (c *Classifier) Signatures() bool { return len(c.signatures) > 0 }
 
 // Presets returns the names of the presets the Classifier applies.
 func (c *Classifier) Presets() []string {
@@ -207,7 +252,7 @@ type seqLine struct {
 
 // NewScan returns an empty Scan for one attempt.
 func (c *Classifier) NewScan() *Scan {
-	return &Scan{c: c, hits: make([]hit, len(c.matchers))}
+	return &Scan{c: c, hits: make([]hit, len(c.sources))}
 }
 
 // Line scans one output line; a trailing newline is ignored. The runner
@@ -225,8 +270,9 @@ func (s *Scan) Line(line []byte) {
 	folded := false
 	stored := ""
 	s.grams.fill(line)
-	for i := range s.c.matchers {
-		m := &s.c.matchers[i]
+	matchers := s.c.compiled().matchers
+	for i := range matchers {
+		m := &matchers[i]
 		if m.fold && !folded {
 			s.folded = foldLine(s.folded, line)
 			s.foldedGrams.fill(s.folded)
@@ -313,7 +359,13 @@ func (c *Classifier) judge(e Exit, s *Scan) Verdict {
 			return v
 		}
 	}
-	return Classify(e)
+	d := Classify(e)
+	if d.Class == Transient && d.Rule == "" && e.Signal == 0 {
+		if v, ok := c.signatureVerdict(s); ok {
+			return v
+		}
+	}
+	return d
 }
 
 // couldNotStart reports whether e says the program could not be run
@@ -347,7 +399,7 @@ func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) 
 	}
 	return Verdict{
 		Class: class,
-		Rule:  flag + " " + quote(shorten(c.matchers[best].re.String(), 60)),
+		Rule:  flag + " " + quote(shorten(c.sources[best].text, 60)),
 		Lines: s.lines(idx),
 	}, true
 }
@@ -385,6 +437,58 @@ func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 	}
 	if transient != nil {
 		return *transient, true
+	}
+	return Verdict{}, false
+}
+
+// signatureVerdict applies the cross-tool signatures. When a runtime
+// reported the error that ended the program (a sigDeath line), the output
+// from the last such line on is judged first; then, or when that part
+// decides nothing, the whole output. Within what is judged, a sure
+// terminal signature beats a transient one, which beats the other
+// terminal ones; among signatures of one tier, the one matched last
+// names the rule.
+func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
+	if s == nil || len(c.signatures) == 0 {
+		return Verdict{}, false
+	}
+	var death uint64
+	for _, g := range c.signatures {
+		if g.tier == sigDeath {
+			death = max(death, s.hits[g.m].seq)
+		}
+	}
+	if death > 0 {
+		if v, ok := c.signaturesFrom(s, death); ok {
+			return v, true
+		}
+	}
+	return c.signaturesFrom(s, 1)
+}
+
+// signaturesFrom judges by the signatures that matched line from or a
+// later one.
+func (c *Classifier) signaturesFrom(s *Scan, from uint64) (Verdict, bool) {
+	for _, tier := range []sigTier{sigStopSure, sigRetry, sigStop} {
+		best := -1
+		var same []int
+		for _, g := range c.signatures {
+			if g.tier != tier || s.hits[g.m].seq < from {
+				continue
+			}
+			same = append(same, g.m)
+			if best < 0 || s.hits[g.m].seq > s.hits[best].seq {
+				best = g.m
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		class := Terminal
+		if tier == sigRetry {
+			class = Transient
+		}
+		return Verdict{Class: class, Rule: "signature " + quote(s.hits[best].text), Lines: s.lines(same)}, true
 	}
 	return Verdict{}, false
 }
@@ -488,13 +592,17 @@ func (m *matcher) find(line []byte) []int {
 // Line. It is one substring search per required literal over all of
 // text, far cheaper than judging its lines one by one.
 func (c *Classifier) MayMatch(text []byte) bool {
+	if len(c.sources) == 0 {
+		return false
+	}
+	l := c.compiled()
 	switch {
-	case c.anyLine:
+	case l.anyLine:
 		return true
-	case c.raw != nil && c.raw.in(text):
+	case l.raw != nil && l.raw.in(text):
 		return true
-	case c.folded != nil:
-		return c.folded.in(foldLine(nil, text))
+	case l.folded != nil:
+		return l.folded.in(foldLine(nil, text))
 	}
 	return false
 }

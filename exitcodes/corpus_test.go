@@ -153,7 +153,7 @@ func judgeCorpusCase(t *testing.T, c corpusCase) Verdict {
 	t.Helper()
 	presets, err := SelectPresets(c.preset, c.argv)
 	require.NoError(t, err)
-	cl, err := New(Config{Presets: presets})
+	cl, err := New(Config{Presets: presets, Signatures: SignaturesFor(c.preset)})
 	require.NoError(t, err)
 	scan := cl.NewScan()
 	for _, l := range c.lines {

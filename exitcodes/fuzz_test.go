@@ -69,12 +69,14 @@ func FuzzClassify(f *testing.F) {
 	for _, p := range Presets() {
 		names = append(names, p.Name)
 	}
-	plain, err := New(Config{Presets: names})
+	plain, err := New(Config{Presets: names, Signatures: true})
 	require.NoError(f, err)
 	user := newClassifier(f, rules{
 		retryIf: []string{"(?i)timeout", `5\d\d`}, stopIf: []string{"denied"},
 		retryAfter: []string{`wait (\S+)`}, presets: names,
 	})
+	sigs, err := New(Config{Signatures: true})
+	require.NoError(f, err)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, code int, sig uint8, timedOut bool, start uint8, output []byte) {
 		e := Exit{
@@ -83,7 +85,7 @@ func FuzzClassify(f *testing.F) {
 			TimedOut: timedOut,
 			Start:    Start(start % 4),
 		}
-		for _, c := range []*Classifier{plain, user} {
+		for _, c := range []*Classifier{plain, user, sigs} {
 			s := c.NewScan()
 			for line := range bytes.SplitSeq(output, []byte("\n")) {
 				s.Line(line)
@@ -122,8 +124,9 @@ func checkVerdict(t *testing.T, e Exit, v Verdict) {
 func checkPrefilter(t *testing.T, c *Classifier, line []byte) {
 	t.Helper()
 	folded := foldLine(nil, line)
-	for i := range c.matchers {
-		m := &c.matchers[i]
+	matchers := c.compiled().matchers
+	for i := range matchers {
+		m := &matchers[i]
 		if m.re.Match(line) {
 			assert.True(t, m.mayMatch(line, folded, gramsOf(line), gramsOf(folded)), "pattern %q rejected matching line %q", m.re.String(), line)
 		}

@@ -136,13 +136,37 @@ func Presets() []PresetInfo {
 	return out
 }
 
+// SignaturesName is the name `retry presets` lists the cross-tool
+// signatures under.
+const SignaturesName = "signatures"
+
+// SignatureInfo describes the cross-tool signatures as PresetRules and
+// Presets describe a preset; they apply to every program.
+func SignatureInfo() PresetInfo {
+	return PresetInfo{
+		Name:        SignaturesName,
+		Description: "every program, after its preset: HTTP 4xx/5xx wording, refused credentials, untrusted certificates, missing packages, usage and compile errors vs connection failures, timeouts, rate limits; tracebacks judged from their last error",
+		Programs:    []string{"*"},
+	}
+}
+
 // PresetRules returns the rules of the named preset in the order they are
-// tried, then its wait patterns, as rows for `retry presets NAME`.
+// tried, then its wait patterns, as rows for `retry presets NAME`. NAME
+// may also be a program a preset covers ("helm" gives the kubectl
+// preset), or "signatures" for the cross-tool signatures.
 func PresetRules(name string) ([]RuleRow, error) {
+	if name == SignaturesName {
+		return signatureRows(), nil
+	}
 	table := presetTable()
 	p, ok := findPreset(table, name)
 	if !ok {
-		return nil, unknownPreset(table, name)
+		if byProgram, found := DetectPreset([]string{name}); found {
+			p, ok = findPreset(table, byProgram)
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("unknown preset %q: want one of %s, a program a preset covers such as helm, or %s", shorten(name, 40), strings.Join(presetNames(table), ", "), SignaturesName)
 	}
 	var rows []RuleRow
 	for _, r := range p.rules {
@@ -156,6 +180,29 @@ func PresetRules(name string) ([]RuleRow, error) {
 		rows = append(rows, RuleRow{Class: "hint", Exit: "any", Match: h.match, Description: h.desc})
 	}
 	return rows, nil
+}
+
+// signatureRows lists the signatures: Class is "terminal" or "transient",
+// "terminal" with a description starting "sure:" for those that beat a
+// transient signature, and "last-error" for the lines a runtime reports
+// the error that ended the program with.
+func signatureRows() []RuleRow {
+	var rows []RuleRow
+	for _, d := range signatureTable() {
+		row := RuleRow{Exit: "any", Match: d.match, Description: d.desc}
+		switch d.tier {
+		case sigStopSure:
+			row.Class, row.Description = "terminal", "sure: "+d.desc
+		case sigRetry:
+			row.Class = "transient"
+		case sigStop:
+			row.Class = "terminal"
+		case sigDeath:
+			row.Class = "last-error"
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // SelectPresets reads a --preset value for the command argv: "auto" picks
@@ -191,6 +238,13 @@ func SelectPresets(list string, argv []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// SignaturesFor reads a --preset value and reports whether the cross-tool
+// signatures apply with it: always, except with "none", which turns every
+// built-in rule off.
+func SignaturesFor(list string) bool {
+	return strings.ToLower(strings.TrimSpace(list)) != "none"
 }
 
 // curlRules are from curl(1), EXIT CODES, and the messages curl prints as

@@ -60,7 +60,42 @@ func TestPresetRulesRejectsAnUnknownName(t *testing.T) {
 	t.Parallel()
 	_, err := PresetRules("nope")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown preset "nope": want auto, none or one of curl,`)
+	assert.Contains(t, err.Error(), `unknown preset "nope": want one of curl,`)
+	assert.Contains(t, err.Error(), `a program a preset covers such as helm, or signatures`)
+}
+
+func TestPresetRulesAcceptsAProgramThatAPresetCovers(t *testing.T) {
+	t.Parallel()
+	byName, err := PresetRules("kubectl")
+	require.NoError(t, err)
+	for _, program := range []string{"helm", "/usr/local/bin/helm", "pip3.12"} {
+		rows, err := PresetRules(program)
+		require.NoError(t, err, program)
+		require.NotEmpty(t, rows, program)
+		if program != "pip3.12" {
+			assert.Equal(t, byName, rows, program)
+		}
+	}
+}
+
+func TestPresetRulesListsTheSignatures(t *testing.T) {
+	t.Parallel()
+	rows, err := PresetRules(SignaturesName)
+	require.NoError(t, err)
+	require.Len(t, rows, len(signatureTable()))
+	classes := map[string]int{}
+	for _, r := range rows {
+		classes[r.Class]++
+		assert.Equal(t, "any", r.Exit)
+		assert.NotEmpty(t, r.Description)
+		_, err := regexp.Compile(r.Match)
+		assert.NoError(t, err, r.Match)
+	}
+	for _, want := range []string{"terminal", "transient", "last-error"} {
+		assert.NotZero(t, classes[want], want)
+	}
+	_, clash := findPreset(presetTable(), SignaturesName)
+	assert.False(t, clash, "no preset may be named like the signatures")
 }
 
 func TestPresetsHaveDistinctNamesAndPrograms(t *testing.T) {
