@@ -24,13 +24,20 @@ type corpusCase struct {
 	hint        time.Duration
 	hasHint     bool
 	preset      string
+	source      string
 	lines       []string
 }
 
 // loadCorpus reads every case under testdata/corpus.
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txt"))
+	return loadCases(t, filepath.Join("testdata", "corpus"))
+}
+
+// loadCases reads every case in the *.txt files of dir.
+func loadCases(t *testing.T, dir string) []corpusCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	var cases []corpusCase
@@ -111,6 +118,8 @@ func parseCorpusField(t *testing.T, where string, c *corpusCase, key, value stri
 		c.hint, c.hasHint = d, true
 	case "preset":
 		c.preset = value
+	case "source":
+		c.source = value
 	default:
 		t.Fatalf("%s: unknown key %q", where, key)
 	}
@@ -226,4 +235,70 @@ func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
 	}
 	assert.Zero(t, fp, "a terminal failure (auth, certificate, not found, usage) must never be taken as transient")
 	assert.GreaterOrEqual(t, recall, 0.97, "transient recall below 97%")
+}
+
+// heldOutScore counts, for a set of cases, how often terminal cases were
+// not retried and transient ones were, split by whether the program has a
+// preset of its own.
+type heldOutScore struct {
+	terminal, terminalRight   [2]int // [without preset, with preset]
+	transient, transientRight int
+	misses                    []string
+}
+
+// scoreCases judges cases and counts the goals of issue 14.
+func scoreCases(t *testing.T, cases []corpusCase) heldOutScore {
+	t.Helper()
+	var sc heldOutScore
+	for _, c := range cases {
+		v := judgeCorpusCase(t, c)
+		presets, err := SelectPresets(c.preset, c.argv)
+		require.NoError(t, err)
+		own := 0
+		if len(presets) > 0 {
+			own = 1
+		}
+		switch c.want {
+		case Terminal:
+			sc.terminal[own]++
+			if v.Class == Terminal {
+				sc.terminalRight[own]++
+				continue
+			}
+		case Transient:
+			sc.transient++
+			if v.Class == Transient {
+				sc.transientRight++
+				continue
+			}
+		default:
+			continue
+		}
+		sc.misses = append(sc.misses, fmt.Sprintf("%s: %s: want %s, got %s (rule %q)", c.file, c.title, c.want, v.Class, v.Rule))
+	}
+	return sc
+}
+
+// percent is n of total as a percentage, 100 for an empty total.
+func percent(n, total int) float64 {
+	if total == 0 {
+		return 100
+	}
+	return 100 * float64(n) / float64(total)
+}
+
+func TestHeldOutFigures(t *testing.T) {
+	t.Parallel()
+	cases := loadCases(t, filepath.Join("testdata", "heldout"))
+	for _, c := range cases {
+		require.NotEmpty(t, c.source, "%s: %s: no source", c.file, c.title)
+	}
+	sc := scoreCases(t, cases)
+	t.Logf("held out: %d cases", len(cases))
+	t.Logf("terminal never retried, programs without a preset: %.1f%% (%d of %d)", percent(sc.terminalRight[0], sc.terminal[0]), sc.terminalRight[0], sc.terminal[0])
+	t.Logf("terminal never retried, programs with a preset: %.1f%% (%d of %d)", percent(sc.terminalRight[1], sc.terminal[1]), sc.terminalRight[1], sc.terminal[1])
+	t.Logf("transient retried: %.1f%% (%d of %d)", percent(sc.transientRight, sc.transient), sc.transientRight, sc.transient)
+	for _, m := range sc.misses {
+		t.Logf("  miss: %s", m)
+	}
 }

@@ -84,7 +84,7 @@ func commonHints() []hintDef {
 // call: there is no package-level state.
 func presetTable() []presetDef {
 	ssh := sshRules()
-	return []presetDef{
+	return append([]presetDef{
 		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules()},
 		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules()},
 		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules()},
@@ -98,7 +98,7 @@ func presetTable() []presetDef {
 		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules()},
 		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules()},
 		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules()},
-	}
+	}, moreTools()...)
 }
 
 // findPreset looks a preset up by name.

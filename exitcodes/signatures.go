@@ -58,6 +58,8 @@ func httpForms(codes string) string {
 		`|\b` + codes + ` (?:Client|Server) Error\b` +
 		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` + codes + `\b` +
 		`|\bError ` + codes + `:` +
+		`|\bHTTPError:? ` + codes + `\b` +
+		`|[a-z](?:Exception|Error): ` + codes + `\b` +
 		`|returned error: ` + codes + `\b` +
 		`|\bresponse (?:code|status) ` + codes + `\b`
 }
@@ -84,7 +86,7 @@ func signatureTable() []sigDef {
 		// Terminal unless something transient was printed too.
 		{sigStop, httpForms(sigHTTPStop) + `|\b(?:400 Bad Request|401 Unauthorized|403 Forbidden|404 Not Found|405 Method Not Allowed|409 Conflict|410 Gone|422 Unprocessable Entity)\b`, "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong"},
 		{sigStop, `\b[Uu]nauthorized\b|\bUNAUTHENTICATED\b|\bPERMISSION_DENIED\b|\b[Nn]ot authorized\b|\b[Aa]ccess denied\b|\b[Aa]ccess [Ff]orbidden\b|\bForbidden\b|[Pp]ermission denied|[Aa]uthentication required|[Nn]ot logged in|must be logged in|[Aa]uthorization failed|AuthorizationFailed|AccessDenied`, "authentication or authorization refused"},
-		{sigStop, `[Nn]o such package|[Nn]o matching version|[Nn]o matching distribution|[Cc]ould not find artifact|[Mm]odule not found|[Pp]ackage not found|[Cc]ould not find a version that satisfies|[Uu]nable to find a match|[Nn]o package .* available|[Nn]o match for argument|[Cc]ould not find gem|[Cc]ould not find (?:a )?(?:package|module|crate)|[Nn]o (?:matching )?package named|not found in (?:the )?(?:registry|repository|index)|[Mm]anifest unknown|[Uu]nknown revision|[Ii]nvalid version|\bdoes not exist\b|\bNotFound\b|\bNOT_FOUND\b|[Nn]o such (?:bucket|key|image|container|object|repository|remote|table)`, "no such package, version, artifact or object"},
+		{sigStop, `[Nn]o such package|[Nn]o matching version|[Nn]o matching distribution|[Cc]ould not find artifact|[Mm]odule not found|[Pp]ackage not found|[Cc]ould not find a version that satisfies|[Uu]nable to find a match|[Nn]o package .* available|[Nn]o match for argument|[Cc]ould not find gem|[Cc]ould not find (?:a )?(?:package|module|crate)|[Nn]o (?:matching )?package named|not found in (?:the )?(?:registry|repository|index)|[Mm]anifest unknown|[Uu]nknown revision|[Ii]nvalid version|\bdoes not exist\b|[Cc]ould not be found|(?:\b|[a-z])NotFound\b|\bNOT_FOUND\b|[Nn]o such (?:bucket|key|image|container|object|repository|remote|table)`, "no such package, version, artifact or object"},
 		{sigStop, `SyntaxError: |IndentationError: |TabError: |NameError: |\berror\[E[0-9]{4}\]|[Cc]ould not compile|COMPILATION ERROR|[Cc]ompilation failed|\berror (?:CS|TS|FS|BC)[0-9]{4}:|cannot find symbol|undefined reference to|[Ss]yntax error`, "compile, syntax or parse error"},
 		{sigStop, `[Uu]nknown (?:command|subcommand|option|flag|shorthand flag|argument)|[Uu]nrecognized (?:option|arguments?|command)|[Ii]nvalid (?:option|choice)|[Nn]o such (?:option|command|subcommand)|flag provided but not defined|the following arguments are required|unexpected argument|[Uu]nknown lifecycle phase|: command not found|is not a [a-z-]+ command|^[Uu]sage: [\w./-]+ (?:\[|<|-{1,2}\w|[A-Z]+\b)`, "usage error: unknown command or option"},
 
