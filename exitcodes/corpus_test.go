@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,12 +193,30 @@ func TestCorpusCasesAreClassifiedAsLabelled(t *testing.T) {
 func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
 	t.Parallel()
 	cases := loadCorpus(t)
-	var tp, fp, fn, tn, terminal, transient, byRule int
-	perFile := map[string][2]int{}
+	var tp, fp, fn, terminal, transient, byRule int
+	// Per file (one tool each): terminal verdicts, right ones, terminal cases.
+	type counts struct{ cases, right, termVerdicts, termRight, termCases int }
+	perFile := map[string]*counts{}
 	for _, c := range cases {
 		v := judgeCorpusCase(t, c)
-		counts := perFile[c.file]
-		counts[0]++
+		n := perFile[c.file]
+		if n == nil {
+			n = &counts{}
+			perFile[c.file] = n
+		}
+		n.cases++
+		if v.Class == c.want {
+			n.right++
+		}
+		if v.Class == Terminal {
+			n.termVerdicts++
+			if c.want == Terminal {
+				n.termRight++
+			}
+		}
+		if c.want == Terminal {
+			n.termCases++
+		}
 		switch {
 		case c.want == Transient && v.Class == Transient:
 			tp++
@@ -216,25 +235,48 @@ func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
 			terminal++
 			t.Logf("terminal taken as transient: %s: %s (rule %q)", c.file, c.title, v.Rule)
 		case c.want == Terminal:
-			tn++
 			terminal++
 		}
-		if v.Class == c.want {
-			counts[1]++
-		}
-		perFile[c.file] = counts
 	}
-	require.GreaterOrEqual(t, len(cases), 300, "the corpus must hold at least 300 cases")
+	require.GreaterOrEqual(t, len(cases), 800, "the corpus must hold at least 800 cases")
 	precision := float64(tp) / float64(max(tp+fp, 1))
 	recall := float64(tp) / float64(max(tp+fn, 1))
+	var termVerdicts, termRight, termCases int
+	for _, n := range perFile {
+		termVerdicts += n.termVerdicts
+		termRight += n.termRight
+		termCases += n.termCases
+	}
 	t.Logf("corpus: %d cases (%d transient, %d terminal)", len(cases), transient, terminal)
+	t.Logf("terminal verdicts: precision %.2f%% (%d of %d right), recall %.2f%% (%d of %d terminal cases)",
+		percent(termRight, termVerdicts), termRight, termVerdicts, percent(termRight, termCases), termRight, termCases)
 	t.Logf("transient precision %.2f%% (%d of %d transient verdicts right; terminal cases taken as transient: %d)", 100*precision, tp, tp+fp, fp)
 	t.Logf("transient recall %.2f%% (%d of %d transient cases found, %d of them by a named rule rather than the default table)", 100*recall, tp, tp+fn, byRule)
-	for file, counts := range perFile {
-		t.Logf("  %-14s %3d cases, %3d right", file, counts[0], counts[1])
+	files := make([]string, 0, len(perFile))
+	for f := range perFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		n := perFile[f]
+		t.Logf("  %-16s %3d cases, %3d right; terminal precision %6.2f%%, recall %6.2f%%", f, n.cases, n.right, percent(n.termRight, n.termVerdicts), percent(n.termRight, n.termCases))
 	}
 	assert.Zero(t, fp, "a terminal failure (auth, certificate, not found, usage) must never be taken as transient")
 	assert.GreaterOrEqual(t, recall, 0.97, "transient recall below 97%")
+}
+
+// unsourced are the corpus files written before cases carried a source:
+// their wording is from the tools' documentation and issue trackers, as
+// the README says, without a reference per case.
+var unsourced = []string{"apt.txt", "aws.txt", "curl.txt", "defaults.txt", "docker.txt", "git.txt", "go.txt", "holdout.txt", "kubectl.txt", "npm.txt", "pip.txt", "rsync.txt", "ssh.txt", "terraform.txt", "wget.txt"}
+
+func TestCorpusCasesSayWhereTheirWordingComesFrom(t *testing.T) {
+	t.Parallel()
+	for _, c := range loadCorpus(t) {
+		if !slices.Contains(unsourced, c.file) {
+			assert.NotEmpty(t, c.source, "%s: %s: no source", c.file, c.title)
+		}
+	}
 }
 
 // heldOutScore counts, for a set of cases, how often terminal cases were

@@ -47,7 +47,7 @@ func ghRules() []ruleDef {
 		retryOn("8", "", "gh pr checks: checks still pending"),
 		retryOn("", `(?i)rate limit|abuse detection`, "rate limited (a 403 or 429 that says so)"),
 		retryOn("", `HTTP `+httpRetry+`\b|error connecting to |HTTP 5[0-9][0-9]:|non-200 OK status code: (?:5[0-9][0-9]|429)`, "GitHub failed, or could not be reached"),
-		stopOn("", `HTTP `+httpStop+`\b|GraphQL: Could not resolve to|GraphQL: .*(?:not found|was not found|does not exist)|release not found|no pull requests found|could not find any workflows named|could not find pull request|no open pull requests|not found$|gh auth login|GH_TOKEN environment variable|Resource not accessible by integration|not a git repository|unknown (?:command|flag)|accepts \d+ arg`, "not found, not allowed, or a usage error"),
+		stopOn("", `HTTP `+httpStop+`\b|GraphQL: Could not resolve to|GraphQL: .*(?:not found|was not found|does not exist)|release not found|already exists|no pull requests found|could not find any workflows named|could not find pull request|no open pull requests|not found$|gh auth login|GH_TOKEN environment variable|Resource not accessible by integration|not a git repository|unknown (?:command|flag)|accepts \d+ arg`, "not found, not allowed, or a usage error"),
 	}
 }
 
@@ -58,7 +58,7 @@ func gcloudRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "usage error: unknown command, flag or value"),
 		retryOn("", `\b(?:UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|INTERNAL|RESOURCE_EXHAUSTED)\b|rateLimitExceeded|backendError|Internal error\. Please try again|HTTPError `+httpRetry+`\b|(?:Exception|Error): `+httpRetry+`\b|ServiceException: 5[0-9][0-9]\b`, "the API failed, asked to slow down, or timed out"),
-		stopOn("", `\b(?:PERMISSION_DENIED|NOT_FOUND|INVALID_ARGUMENT|ALREADY_EXISTS|UNAUTHENTICATED|FAILED_PRECONDITION|OUT_OF_RANGE|UNIMPLEMENTED)\b|HTTPError `+httpStop+`\b|(?:Exception|Error): `+httpStop+`\b|[Rr]eauthentication required|do not currently have an active account selected|gcloud auth login|Invalid choice: |unrecognized arguments|argument .*: expected|does not have .* access|[Pp]ermission .* denied`, "refused, not found or invalid: the request will not pass"),
+		stopOn("", `Not found: |Cannot find |was not found|\b(?:PERMISSION_DENIED|NOT_FOUND|INVALID_ARGUMENT|ALREADY_EXISTS|UNAUTHENTICATED|FAILED_PRECONDITION|OUT_OF_RANGE|UNIMPLEMENTED)\b|HTTPError `+httpStop+`\b|(?:Exception|Error): `+httpStop+`\b|[Rr]eauthentication required|do not currently have an active account selected|gcloud auth login|Invalid choice: |unrecognized arguments|argument .*: expected|does not have .* access|[Pp]ermission .* denied`, "refused, not found or invalid: the request will not pass"),
 	}
 }
 
@@ -87,7 +87,7 @@ func cargoRules() []ruleDef {
 // the resolver's transfer errors.
 func mavenRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `COMPILATION ERROR|Compilation failure|Unknown lifecycle phase|No plugin found for prefix|Could not find artifact|was not found in .* during a previous attempt|The goal you specified requires a project to execute|Non-readable POM|Malformed POM|[Uu]nrecognized option|Unable to parse command line options|status code: `+httpStop+`\b|\b(?:401|403) (?:Unauthorized|Forbidden)|Not authorized|Return code is: (?:401|403|404)\b|The POM for .* is missing`, "compile error, missing artifact, refused credentials or usage error"),
+		stopOn("", `PKIX path building failed|unable to find valid certification path|Failure to find .* was cached in the local repository|COMPILATION ERROR|Compilation failure|Unknown lifecycle phase|No plugin found for prefix|Could not find artifact|was not found in .* during a previous attempt|The goal you specified requires a project to execute|Non-readable POM|Malformed POM|[Uu]nrecognized option|Unable to parse command line options|status code: `+httpStop+`\b|\b(?:401|403) (?:Unauthorized|Forbidden)|Not authorized|Return code is: (?:401|403|404)\b|The POM for .* is missing`, "compile error, missing artifact, refused credentials or usage error"),
 		retryOn("", `Could not transfer artifact|Failed to transfer file|status code: `+httpRetry+`\b|Return code is: (?:5[0-9][0-9]|429)\b|Connect(?:ion)? (?:timed out|reset|refused)|Read timed out|Remote host terminated the handshake|Transfer failed for`, "the repository failed or could not be reached"),
 	}
 }
@@ -107,6 +107,7 @@ func dnfRules() []ruleDef {
 	return []ruleDef{
 		stopOn("100", "", "check-update: updates are available, not a failure to retry"),
 		retryOn("200", "", "yum: another process holds the lock"),
+		stopOn("", `Status code: (?:401|403|404) for `, "the repository refused the request or does not have the file"),
 		retryOn("", `Curl error \((?:5|6|7|18|28|35|52|55|56)\)|Cannot download repomd\.xml|All mirrors were tried|Failed to download metadata for repo|Cannot prepare internal mirrorlist|Status code: `+httpRetry+`\b|Errors during downloading metadata|Waiting for process with pid|is locked by another process|Existing lock|Could not resolve host`, "the mirrors failed or another process holds the lock"),
 		stopOn("", `Unable to find a match|No match for argument|No package .* available|Error: Nothing to do|GPG check FAILED|Public key for .* is not installed|conflicting requests|has to be run with superuser privileges|You need to be root|No such command|Status code: (?:401|403|404)\b|Problem: .*(?:nothing provides|conflicts with)`, "no such package, a conflict, an untrusted key or not root"),
 	}
@@ -124,8 +125,8 @@ func apkRules() []ruleDef {
 // brewRules are from Homebrew's "Error:" lines.
 func brewRules() []ruleDef {
 	return []ruleDef{
+		stopOn("", `No available formula|No formulae or casks found|No such keg|Unknown command|Invalid usage|No available cask|is not installed|returned error: `+httpStop+`\b|Repository not found|repository '.*' not found|Cannot install .* because|is unavailable: No available`, "no such formula or cask, or a usage error"),
 		retryOn("", `Failed to download resource|Download failed|curl: \((?:6|7|18|28|35|52|56)\)|returned error: `+httpRetry+`\b|Another active Homebrew (?:update )?process is already in progress|has already locked|Operation too slow`, "the download failed, or another brew holds the lock"),
-		stopOn("", `No available formula|No formulae or casks found|No such keg|Unknown command|Invalid usage|No available cask|is not installed|returned error: `+httpStop+`\b|Cannot install .* because|is unavailable: No available`, "no such formula or cask, or a usage error"),
 	}
 }
 
@@ -136,7 +137,7 @@ func brewRules() []ruleDef {
 func postgresRules() []ruleDef {
 	return []ruleDef{
 		retryOn("", `the database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|remaining connection slots are reserved|server closed the connection unexpectedly|could not connect to server|[Cc]onnection refused|Is the server running|rejecting connections|no response|timeout expired|could not translate host name .*: Temporary failure|canceling statement due to conflict with recovery|deadlock detected|could not serialize access|terminating connection due to administrator command`, "the server is starting, busy or unreachable, or a transaction conflicted"),
-		stopOn("", `password authentication failed|no password supplied|role ".*" does not exist|database ".*" does not exist|no pg_hba\.conf entry|permission denied for|syntax error at or near|relation ".*" does not exist|column ".*" does not exist|function .* does not exist|invalid (?:connection option|option|integer value)|could not open file|already exists|violates (?:unique|foreign key|not-null|check) constraint|SSL error: certificate verify failed|server does not support SSL`, "refused login, missing object, invalid SQL or options"),
+		stopOn("", `password authentication failed|no password supplied|role ".*" does not exist|database ".*" does not exist|no pg_hba\.conf entry|permission denied for|syntax error at or near|relation ".*" does not exist|column ".*" does not exist|function .* does not exist|invalid (?:connection option|option|integer value)|could not open file|^psql: error: [^ ]+: No such file or directory|already exists|violates (?:unique|foreign key|not-null|check) constraint|SSL error: certificate verify failed|server does not support SSL`, "refused login, missing object, invalid SQL or options"),
 		stopOn("3", "", "psql: an error in a script run with ON_ERROR_STOP; pg_isready: no attempt made (invalid parameters)"),
 		retryOn("2", "", "psql: the connection to the server went bad; pg_isready: no response"),
 	}
@@ -171,7 +172,7 @@ func ansibleRules() []ruleDef {
 		stopOn("5", "", "bad or incomplete options"),
 		stopOn("99", "", "the user interrupted the run"),
 		retryOn("", `UNREACHABLE!|Failed to connect to the host via ssh|Connection timed out during banner exchange|HTTP Code: `+httpRetry+`\b|Unknown error when attempting to call Galaxy|Timeout \(\d+s\) waiting for privilege escalation prompt|Could not get lock /var/lib/dpkg`, "a host was unreachable, or Galaxy failed"),
-		stopOn("", `ERROR! .*(?:[Ss]yntax [Ee]rror|could not be found|conflicting action statements|is not a valid attribute|the role '.*' was not found|couldn't resolve module/action|Unexpected Exception|We were unable to read either as JSON nor YAML|Invalid|undefined variable|no action detected)|Syntax Error while loading YAML|HTTP Code: `+httpStop+`\b|Failed to find collection|Failed to resolve the requested dependencies|Vault password|Decryption failed|Permission denied \(publickey`, "parser, role, module or vault error, or a Galaxy refusal"),
+		stopOn("", `ERROR! .*(?:[Ss]yntax [Ee]rror|could not be found|conflicting action statements|is not a valid attribute|the role '.*' was not found|couldn't resolve module/action|Unexpected Exception|We were unable to read either as JSON nor YAML|Invalid|undefined variable|no action detected)|Syntax Error while loading YAML|HTTP Code: `+httpStop+`\b|Failed to find collection|Failed to resolve the requested dependencies|Vault password|no vault secrets|Decryption failed|Permission denied \(publickey`, "parser, role, module or vault error, or a Galaxy refusal"),
 		retryOn("3", "", "hosts were unreachable"),
 		stopOn("4", "", "parser error"),
 	}
@@ -182,8 +183,8 @@ func ansibleRules() []ruleDef {
 func composerRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "the dependencies cannot be resolved"),
-		retryOn("", `curl error (?:6|7|18|28|35|52|56) while downloading|could not be downloaded|failed to open stream: (?:HTTP request failed|Connection refused|Connection timed out)|The "https?://.*" file could not be downloaded \(HTTP/[0-9.]+ `+httpRetry+`|zlib_decode\(\): data error|Content-Length mismatch`, "the download failed"),
-		stopOn("", `Could not find a matching version of package|could not be found in any version|Your requirements could not be resolved|does not match the expected JSON schema|is not a valid|Command ".*" is not defined|The "--\S+" option does not exist|file could not be downloaded \(HTTP/[0-9.]+ (?:401|403|404)|Invalid credentials|GitHub API limit|composer\.lock is not up to date|lock file is not up to date`, "no such package or version, a conflict, bad credentials or usage"),
+		retryOn("", `curl error (?:6|7|18|28|35|52|56) while downloading|could not be downloaded \(HTTP/[0-9.]+ (?:5[0-9][0-9]|429)|failed to open stream: (?:HTTP request failed|Connection refused|Connection timed out)|The "https?://.*" file could not be downloaded \(HTTP/[0-9.]+ `+httpRetry+`|zlib_decode\(\): data error|Content-Length mismatch`, "the download failed"),
+		stopOn("", `Could not find a (?:matching )?version of package|could not be found in any version|Your requirements could not be resolved|does not match the expected JSON schema|is not a valid|Command ".*" is not defined|The "--\S+" option does not exist|file could not be downloaded \(HTTP/[0-9.]+ (?:401|403|404)|Invalid credentials|GitHub API limit|composer\.lock is not up to date|lock file is not up to date`, "no such package or version, a conflict, bad credentials or usage"),
 	}
 }
 
@@ -203,7 +204,7 @@ func bundlerRules() []ruleDef {
 // dotnet CLI prints them.
 func dotnetRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `error NU1101:|error NU1102:|error NU1103:|error NU1605:|error NU1202:|error NU3\d{3}:|error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|Response status code does not indicate success: (?:401|403|404)\b|\((?:Unauthorized|Forbidden|Not Found)\)`, "missing package, compile or project error, or refused credentials"),
+		stopOn("", `error NU1101:|error NU1102:|error NU1103:|error NU1605:|error NU1202:|error NU3\d{3}:|error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|Response status code does not indicate success: (?:401|403|404|409)\b|\((?:Unauthorized|Forbidden|Not Found)\)`, "missing package, compile or project error, or refused credentials"),
 		retryOn("", `error NU1301:|error NU1801:|Response status code does not indicate success: (?:5[0-9][0-9]|429)\b|The SSL connection could not be established|Unable to read data from the transport connection|An error occurred while sending the request|The operation was canceled|Name or service not known|Resource temporarily unavailable`, "the feed failed or could not be reached"),
 	}
 }
@@ -228,7 +229,7 @@ func poetryRules() []ruleDef {
 // uvRules are from uv's error chains ("error: ...", "Caused by: ...").
 func uvRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `No solution found when resolving dependencies|there is no version of|requirements are unsatisfiable|is not available in the|HTTP status client error \((?:401|403|404|410)|Distribution not found at|The lockfile at .* needs to be updated, but --locked was provided|unexpected argument|unrecognized subcommand|No interpreter found for|failed to parse`, "unsatisfiable requirements, missing package or version, a stale lock file or usage"),
+		stopOn("", `No solution found when resolving dependencies|there is no version of|requirements are unsatisfiable|is not available in the|HTTP status client error \((?:401|403|404|410)|Distribution not found at|needs to be updated, but .?--locked.? was provided|unexpected argument|unrecognized subcommand|No interpreter found for|failed to parse`, "unsatisfiable requirements, missing package or version, a stale lock file or usage"),
 		retryOn("", `Request failed after \d+ retries|error sending request for url|HTTP status server error|client error \(Connect\)|operation timed out|dns error|Failed to download|Failed to fetch: `, "the index failed or could not be reached"),
 	}
 }
