@@ -38,20 +38,24 @@ type Config struct {
 }
 
 // Classifier judges attempts by the user's rules, then the presets, then
-// the default table; see the package comment for the precedence. It is
-// immutable and safe for concurrent use; each attempt gets its own Scan.
+// the signatures, then the default table; see the package comment for the
+// precedence. It is immutable and safe for concurrent use; each attempt
+// gets its own Scan.
+//
+// Building one costs the same whatever presets it names: the presets'
+// and signatures' rules are laid out when an attempt first fails or
+// prints, and their patterns compiled when output first arrives, so that
+// a command that succeeds silently never pays for them.
 type Classifier struct {
 	retryOnExit, stopOnExit ExitList
-	// sources holds every pattern, each with a slot in a Scan; they are
-	// compiled into matchers when the first output arrives (see
-	// compiled), so that a run whose command prints nothing never pays
-	// for the presets' and signatures' regular expressions.
-	sources []source
-	// Indexes into sources, by role.
+	// user holds the user's patterns, already compiled; they take the
+	// first slots of a Scan.
+	user []source
+	// Indexes into user (and the sources), by role.
 	retryIf, stopIf, retryAfter []int
-	presets                     []activePreset
-	signatures                  []activeSig
-	lazy                        *lazyMatchers
+	presetNames                 []string
+	signaturesOn                bool
+	lazy                        *lazyState
 }
 
 // source is one pattern before it is compiled: the user's arrive
@@ -62,10 +66,17 @@ type source struct {
 	capture bool // a wait pattern, whose first group is kept
 }
 
-// lazyMatchers are the compiled patterns, built once on first use.
-type lazyMatchers struct {
-	once     sync.Once
-	matchers []matcher
+// lazyState is what a Classifier builds on first use, once.
+type lazyState struct {
+	rulesOnce sync.Once
+	// sources holds every pattern, each with a slot in a Scan: the
+	// user's, then the presets', then the signatures'.
+	sources    []source
+	presets    []activePreset
+	signatures []activeSig
+
+	matchOnce sync.Once
+	matchers  []matcher
 	// For MayMatch: the literals some pattern requires, searched for all
 	// at once; anyLine is set when a pattern requires none.
 	raw, folded *multiSearch
@@ -79,8 +90,7 @@ type activeSig struct {
 	desc string
 }
 
-// activePreset is a preset with its patterns compiled into the
-// Classifier's matchers.
+// activePreset is a preset with its patterns' indexes into the sources.
 type activePreset struct {
 	name  string
 	rules []activeRule
@@ -92,7 +102,7 @@ type activePreset struct {
 type activeRule struct {
 	class Class
 	exit  ExitList
-	m     int // index into matchers, or -1 when the exit status alone decides
+	m     int // index into the sources, or -1 when the exit status alone decides
 	desc  string
 }
 
@@ -105,10 +115,10 @@ type activeHint struct {
 // New builds a Classifier. It fails when a preset name is unknown or a
 // RetryAfter pattern has no capture group (a *PatternError).
 func New(cfg Config) (*Classifier, error) {
-	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit, lazy: &lazyMatchers{}}
+	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit, signaturesOn: cfg.Signatures, lazy: &lazyState{}}
 	add := func(src source) int {
-		c.sources = append(c.sources, src)
-		return len(c.sources) - 1
+		c.user = append(c.user, src)
+		return len(c.user) - 1
 	}
 	for _, re := range cfg.StopIf {
 		c.stopIf = append(c.stopIf, add(source{re: re, text: re.String()}))
@@ -123,52 +133,67 @@ func New(cfg Config) (*Classifier, error) {
 		c.retryAfter = append(c.retryAfter, add(source{re: re, text: re.String(), capture: true}))
 	}
 	table := presetTable()
-	var seen []string
 	for _, name := range cfg.Presets {
-		if slices.Contains(seen, name) {
-			continue
-		}
-		seen = append(seen, name)
-		def, ok := findPreset(table, name)
-		if !ok {
+		if _, ok := findPreset(table, name); !ok {
 			return nil, unknownPreset(table, name)
 		}
-		p := activePreset{name: def.name}
-		for _, r := range def.rules {
-			ar := activeRule{class: r.class, m: -1, desc: r.desc}
-			if r.exit != "" {
-				l, err := ParseExitList(r.exit)
-				if err != nil {
-					return nil, fmt.Errorf("preset %s: exit %q: %w", def.name, r.exit, err)
-				}
-				ar.exit = l
-			}
-			if r.match != "" {
-				ar.m = add(source{text: r.match})
-			}
-			p.rules = append(p.rules, ar)
-		}
-		for _, h := range commonHints() {
-			p.hints = append(p.hints, activeHint{m: add(source{text: h.match, capture: true}), millis: h.millis})
-		}
-		c.presets = append(c.presets, p)
-	}
-	if cfg.Signatures {
-		for _, d := range signatureTable() {
-			c.signatures = append(c.signatures, activeSig{tier: d.tier, m: add(source{text: d.match}), desc: d.desc})
+		if !slices.Contains(c.presetNames, name) {
+			c.presetNames = append(c.presetNames, name)
 		}
 	}
 	return c, nil
 }
 
-// compiled returns the patterns compiled, compiling them on the first
-// call. The built-in patterns are constants that the tests compile, so
-// compiling them cannot fail.
-func (c *Classifier) compiled() *lazyMatchers {
+// rules returns the presets' and signatures' rules, laying them out on
+// the first call. Their exit lists and patterns are constants that the
+// tests parse and compile, so this cannot fail.
+func (c *Classifier) rules() *lazyState {
 	l := c.lazy
-	l.once.Do(func() {
-		l.matchers = make([]matcher, len(c.sources))
-		for i, src := range c.sources {
+	l.rulesOnce.Do(func() {
+		l.sources = slices.Clone(c.user)
+		add := func(src source) int {
+			l.sources = append(l.sources, src)
+			return len(l.sources) - 1
+		}
+		table := presetTable()
+		for _, name := range c.presetNames {
+			def, _ := findPreset(table, name)
+			p := activePreset{name: def.name}
+			for _, r := range def.rules() {
+				ar := activeRule{class: r.class, m: -1, desc: r.desc}
+				if r.exit != "" {
+					l, err := ParseExitList(r.exit)
+					if err != nil {
+						panic(fmt.Sprintf("preset %s: exit %q: %v", def.name, r.exit, err))
+					}
+					ar.exit = l
+				}
+				if r.match != "" {
+					ar.m = add(source{text: r.match})
+				}
+				p.rules = append(p.rules, ar)
+			}
+			for _, h := range commonHints() {
+				p.hints = append(p.hints, activeHint{m: add(source{text: h.match, capture: true}), millis: h.millis})
+			}
+			l.presets = append(l.presets, p)
+		}
+		if c.signaturesOn {
+			for _, d := range signatureTable() {
+				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match}), desc: d.desc})
+			}
+		}
+	})
+	return l
+}
+
+// compiled returns the state with every pattern compiled, compiling them
+// on the first call.
+func (c *Classifier) compiled() *lazyState {
+	l := c.rules()
+	l.matchOnce.Do(func() {
+		l.matchers = make([]matcher, len(l.sources))
+		for i, src := range l.sources {
 			re := src.re
 			if re == nil {
 				re = regexp.MustCompile(src.text)
@@ -183,7 +208,7 @@ func (c *Classifier) compiled() *lazyMatchers {
 
 // buildSkip prepares MayMatch: one search for every literal that some
 // pattern requires, on the text as it is and on the text folded.
-func (l *lazyMatchers) buildSkip() {
+func (l *lazyState) buildSkip() {
 	var raw, folded [][]byte
 	for i := range l.matchers {
 		m := &l.matchers[i]
@@ -205,19 +230,15 @@ func (l *lazyMatchers) buildSkip() {
 
 // NeedsOutput reports whether any rule reads output lines, so that the
 // runner adds a pipe only when it must.
-func (c *Classifier) NeedsOutput() bool { return len(c.sources) > 0 }
+func (c *Classifier) NeedsOutput() bool {
+	return len(c.user) > 0 || len(c.presetNames) > 0 || c.signaturesOn
+}
 
 // Signatures reports whether the cross-tool signatures are on.
-func (c *Classifier) Signatures() bool { return len(c.signatures) > 0 }
+func (c *Classifier) Signatures() bool { return c.signaturesOn }
 
 // Presets returns the names of the presets the Classifier applies.
-func (c *Classifier) Presets() []string {
-	names := make([]string, len(c.presets))
-	for i, p := range c.presets {
-		names[i] = p.name
-	}
-	return names
-}
+func (c *Classifier) Presets() []string { return slices.Clone(c.presetNames) }
 
 // Scan remembers, for one attempt, what the output said that can decide
 // its class: for each pattern, whether it matched, the last text it
@@ -252,14 +273,14 @@ type seqLine struct {
 
 // NewScan returns an empty Scan for one attempt.
 func (c *Classifier) NewScan() *Scan {
-	return &Scan{c: c, hits: make([]hit, len(c.sources))}
+	return &Scan{c: c}
 }
 
 // Line scans one output line; a trailing newline is ignored. The runner
 // cuts lines to a bounded length before calling it; Line keeps at most
 // MaxLineChars characters of any line it stores.
 func (s *Scan) Line(line []byte) {
-	if s == nil || len(s.hits) == 0 {
+	if s == nil || !s.c.NeedsOutput() {
 		return
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
@@ -269,8 +290,11 @@ func (s *Scan) Line(line []byte) {
 	s.seq++
 	folded := false
 	stored := ""
-	s.grams.fill(line)
 	matchers := s.c.compiled().matchers
+	if s.hits == nil {
+		s.hits = make([]hit, len(matchers))
+	}
+	s.grams.fill(line)
 	for i := range matchers {
 		m := &matchers[i]
 		if m.fold && !folded {
@@ -313,6 +337,9 @@ func (c *Classifier) Classify(e Exit, s *Scan, now time.Time) Verdict {
 	if s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if s.hits == nil {
+			s = nil // no line was scanned
+		}
 	}
 	v := c.judge(e, s)
 	if v.Class == Transient {
@@ -399,7 +426,7 @@ func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) 
 	}
 	return Verdict{
 		Class: class,
-		Rule:  flag + " " + quote(shorten(c.sources[best].text, 60)),
+		Rule:  flag + " " + quote(shorten(c.user[best].text, 60)),
 		Lines: s.lines(idx),
 	}, true
 }
@@ -408,7 +435,7 @@ func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) 
 // applies decides; across presets, terminal beats transient.
 func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 	var transient *Verdict
-	for _, p := range c.presets {
+	for _, p := range c.rules().presets {
 		for _, r := range p.rules {
 			if !c.applies(r, e, s) {
 				continue
@@ -449,11 +476,11 @@ func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 // terminal ones; among signatures of one tier, the one matched last
 // names the rule.
 func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
-	if s == nil || len(c.signatures) == 0 {
+	if s == nil || !c.signaturesOn {
 		return Verdict{}, false
 	}
 	var death uint64
-	for _, g := range c.signatures {
+	for _, g := range c.rules().signatures {
 		if g.tier == sigDeath {
 			death = max(death, s.hits[g.m].seq)
 		}
@@ -472,7 +499,7 @@ func (c *Classifier) signaturesFrom(s *Scan, from uint64) (Verdict, bool) {
 	for _, tier := range []sigTier{sigStopSure, sigRetry, sigStop} {
 		best := -1
 		var same []int
-		for _, g := range c.signatures {
+		for _, g := range c.rules().signatures {
 			if g.tier != tier || s.hits[g.m].seq < from {
 				continue
 			}
@@ -518,7 +545,7 @@ func (c *Classifier) hint(s *Scan, now time.Time) (time.Duration, bool) {
 		}
 	}
 	var best *activeHint
-	for _, p := range c.presets {
+	for _, p := range c.rules().presets {
 		for i, h := range p.hints {
 			if s.hits[h.m].seq > 0 && (best == nil || s.hits[h.m].seq > s.hits[best.m].seq) {
 				best = &p.hints[i]
@@ -592,19 +619,11 @@ func (m *matcher) find(line []byte) []int {
 // Line. It is one substring search per required literal over all of
 // text, far cheaper than judging its lines one by one.
 func (c *Classifier) MayMatch(text []byte) bool {
-	if len(c.sources) == 0 {
+	if !c.NeedsOutput() {
 		return false
 	}
 	l := c.compiled()
-	switch {
-	case l.anyLine:
-		return true
-	case l.raw != nil && l.raw.in(text):
-		return true
-	case l.folded != nil:
-		return l.folded.in(foldLine(nil, text))
-	}
-	return false
+	return l.anyLine || (l.raw != nil && l.raw.in(text)) || (l.folded != nil && l.folded.inFolded(text))
 }
 
 // MayMatch is the classifier's MayMatch, for the scanner of an attempt.

@@ -451,6 +451,9 @@ func TestNeedsOutputOnlyWhenSomePatternApplies(t *testing.T) {
 	assert.True(t, newClassifier(t, rules{stopIf: []string{"x"}}).NeedsOutput())
 	assert.True(t, newClassifier(t, rules{retryAfter: []string{"(x)"}}).NeedsOutput())
 	assert.True(t, newClassifier(t, rules{presets: []string{"curl"}}).NeedsOutput())
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	assert.True(t, c.NeedsOutput(), "the signatures read every program's output")
 }
 
 func TestNewRejectsUnknownPresetsAndRetryAfterWithoutGroup(t *testing.T) {

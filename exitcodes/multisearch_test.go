@@ -85,3 +85,15 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 		}
 	})
 }
+
+func TestInFoldedAgreesWithSearchingTheFoldedCopy(t *testing.T) {
+	t.Parallel()
+	needles := [][]byte{[]byte("timed out"), []byte("x"), []byte("rate limit"), []byte("sk"), []byte("é")}
+	m := newMultiSearch(needles)
+	for _, text := range []string{
+		"", "X", "Operation TIMED OUT after 30s", "Rate Limit exceeded", "no match here", "ta\u212Aen", "a\u017Fk", "ÉCOLE", "é",
+		"SK", "s", "tImEd Ou", "line one\\nRATE LIMIT\\n",
+	} {
+		assert.Equal(t, m.in(foldLine(nil, []byte(text))), m.inFolded([]byte(text)), "%q", text)
+	}
+}

@@ -33,7 +33,9 @@ type presetDef struct {
 	name     string
 	desc     string
 	programs []string
-	rules    []ruleDef
+	// rules lays out the preset's rules; a function, so that the table
+	// costs nothing until a preset is used.
+	rules func() []ruleDef
 }
 
 // ruleDef is one preset rule: class applies when the exit status is in exit
@@ -83,21 +85,20 @@ func commonHints() []hintDef {
 // presetTable returns every preset. It builds the table afresh on each
 // call: there is no package-level state.
 func presetTable() []presetDef {
-	ssh := sshRules()
 	return append([]presetDef{
-		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules()},
-		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules()},
-		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules()},
-		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: append(ssh.stop, ssh.retry...)},
-		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: rsyncRules(ssh)},
-		{name: "apt", desc: "apt, apt-get and dpkg: locks, mirrors and the network vs missing packages", programs: []string{"apt", "apt-get", "aptitude", "dpkg"}, rules: aptRules()},
-		{name: "docker", desc: "docker and podman: registry and daemon failures vs auth and bad references", programs: []string{"docker", "docker-compose", "podman", "nerdctl"}, rules: dockerRules()},
-		{name: "npm", desc: "npm, yarn and pnpm: registry and network failures vs missing packages", programs: []string{"npm", "yarn", "pnpm"}, rules: npmRules()},
-		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules()},
-		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules()},
-		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules()},
-		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules()},
-		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules()},
+		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules},
+		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules},
+		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules},
+		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: func() []ruleDef { ssh := sshRules(); return append(ssh.stop, ssh.retry...) }},
+		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: func() []ruleDef { return rsyncRules(sshRules()) }},
+		{name: "apt", desc: "apt, apt-get and dpkg: locks, mirrors and the network vs missing packages", programs: []string{"apt", "apt-get", "aptitude", "dpkg"}, rules: aptRules},
+		{name: "docker", desc: "docker and podman: registry and daemon failures vs auth and bad references", programs: []string{"docker", "docker-compose", "podman", "nerdctl"}, rules: dockerRules},
+		{name: "npm", desc: "npm, yarn and pnpm: registry and network failures vs missing packages", programs: []string{"npm", "yarn", "pnpm"}, rules: npmRules},
+		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules},
+		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules},
+		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules},
+		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules},
+		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules},
 	}, moreTools()...)
 }
 
@@ -169,7 +170,7 @@ func PresetRules(name string) ([]RuleRow, error) {
 		return nil, fmt.Errorf("unknown preset %q: want one of %s, a program a preset covers such as helm, or %s", shorten(name, 40), strings.Join(presetNames(table), ", "), SignaturesName)
 	}
 	var rows []RuleRow
-	for _, r := range p.rules {
+	for _, r := range p.rules() {
 		exit := r.exit
 		if exit == "" {
 			exit = "any"

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,37 @@ func TestEveryPresetCompilesAndDescribesItself(t *testing.T) {
 		assert.NotEmpty(t, p.Description, p.Name)
 		assert.NotEmpty(t, p.Programs, p.Name)
 	}
-	c, err := New(Config{Presets: names})
+	c, err := New(Config{Presets: names, Signatures: true})
 	require.NoError(t, err)
 	assert.Equal(t, names, c.Presets())
+	// Laying out the rules parses every exit list, and compiling them
+	// compiles every pattern: both panic on a bad constant.
+	l := c.compiled()
+	for _, m := range l.matchers {
+		assert.NotNil(t, m.need, "pattern %q requires no literal, so every line would go to the regexp", m.re)
+	}
+	assert.False(t, l.anyLine, "every built-in pattern has a literal prefilter")
+}
+
+func TestBuiltInRulesAreLaidOutOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Presets: allPresetNames(), Signatures: true})
+	require.NoError(t, err)
+	assert.True(t, c.NeedsOutput())
+	v := c.Classify(Exit{Code: 0}, c.NewScan(), time.Time{})
+	assert.Equal(t, Success, v.Class)
+	assert.Nil(t, c.lazy.sources, "a silent success lays out no rule")
+	assert.Nil(t, c.lazy.matchers)
+
+	v = c.Classify(Exit{Code: 3}, c.NewScan(), time.Time{})
+	assert.Equal(t, Terminal, v.Class, "az's exit 3 decides without output")
+	assert.NotNil(t, c.lazy.sources, "a failure lays the rules out")
+	assert.Nil(t, c.lazy.matchers, "but compiles no pattern while nothing was printed")
+
+	s := c.NewScan()
+	s.Line([]byte("HTTP 404: Not Found"))
+	assert.NotNil(t, c.lazy.matchers, "the first line compiles them")
+	assert.Equal(t, Terminal, c.Classify(Exit{Code: 1}, s, time.Time{}).Class)
 }
 
 func TestPresetRulesListsEveryRuleThenTheHints(t *testing.T) {

@@ -38,6 +38,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"retry/exitcodes"
 )
 
 func main() {
@@ -185,6 +187,15 @@ func (b *bench) startup(runs int) {
 	fmt.Println()
 }
 
+// allPresets is the --preset value naming every preset.
+func allPresets() string {
+	var names []string
+	for _, p := range exitcodes.Presets() {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ",")
+}
+
 // patterns are 20 output rules such as a user would give.
 func patterns() []string {
 	words := []string{"connection reset", "timed out", "ECONNREFUSED", "503 Service", "TLS handshake timeout",
@@ -214,6 +225,8 @@ func (b *bench) passThrough(n int64) {
 			{"direct (the writer alone)", writer(stream)},
 			{"retry, no patterns", append([]string{b.retry, "--preset", "none", "--"}, writer(stream)...)},
 			{"retry, 20 patterns", append(append(append([]string{b.retry}, patterns()...), "--match-stdout", "--"), writer(stream)...)},
+			{"retry, the signatures (any program's default)", append([]string{b.retry, "--"}, writer(stream)...)},
+			{"retry, every preset and the signatures", append([]string{b.retry, "--preset", allPresets(), "--"}, writer(stream)...)},
 		}
 		for _, c := range cases {
 			rate, rss := direct, int64(0)
