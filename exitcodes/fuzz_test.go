@@ -64,6 +64,12 @@ func FuzzClassify(f *testing.F) {
 	f.Add(127, uint8(0), false, uint8(1), []byte(""))
 	f.Add(0, uint8(0), false, uint8(0), []byte("denied\n"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("\xff\xfe\u212A\u017F timeout"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("HTTP 403: API rate limit exceeded for 203.0.113.7. (https://api.github.com/)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("WARNING: connection reset, retrying\nTraceback (most recent call last):\nurllib.error.HTTPError: HTTP Error 404: Not Found"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error: connect ECONNREFUSED 127.0.0.1:5432\n  code: 'ECONNREFUSED',\nNode.js v20"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Exception in thread \"main\" java.lang.RuntimeException: x\nCaused by: java.net.ConnectException: Connection refused"))
+	f.Add(2, uint8(0), false, uint8(0), []byte("psql: error: connection to server at \"db\" failed: FATAL:  password authentication failed for user \"app\""))
+	f.Add(4, uint8(0), false, uint8(0), []byte("fatal: [web1]: UNREACHABLE! => {\"msg\": \"Connection timed out\"}"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

@@ -149,6 +149,7 @@ func (b *bench) startup(runs int) {
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
 		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
+		{"`retry --preset none -- true` (no stderr pipe)", [][]string{{b.retry, "--preset", "none", "--", "true"}}},
 	}
 	if b.deps != "" { // beside retry, just before it
 		last := len(variants) - 1
