@@ -196,3 +196,36 @@ func TestScanningKeepsATerminalOnStderr(t *testing.T) {
 	assert.Equal(t, 0, c.ProcessState.ExitCode())
 	awaitOutput(t, output, "stderr is a terminal")
 }
+
+func TestPresetsListsTheSignaturesAndTakesAProgramName(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "presets")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^signatures\s+\*\s+every program`, r.stdout)
+	assert.Regexp(t, `(?m)^gh\s+gh\s`, r.stdout)
+
+	helm := retry(t, nil, "presets", "helm")
+	require.Equal(t, 0, helm.code, helm.stderr)
+	kubectl := retry(t, nil, "presets", "kubectl")
+	assert.Equal(t, kubectl.stdout, helm.stdout, "helm is covered by the kubectl preset")
+
+	sigs := retry(t, nil, "presets", "signatures")
+	require.Equal(t, 0, sigs.code, sigs.stderr)
+	assert.Contains(t, sigs.stdout, "last-error")
+	assert.Contains(t, sigs.stdout, "sure: certificate not trusted")
+
+	bad := retry(t, nil, "presets", "nope")
+	assert.Equal(t, 125, bad.code)
+	assert.Equal(t, 1, len(bad.lines(t)), bad.stderr)
+	assert.Contains(t, bad.stderr, `a program a preset covers such as helm, or signatures`)
+}
+
+func TestPlanSaysWhenTheSignaturesApply(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "plan", "--", "mytool")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  signatures: ")
+	r = retry(t, nil, "plan", "--preset", "none", "--", "mytool")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "signatures")
+}

@@ -387,7 +387,8 @@ func (c *Classifier) judge(e Exit, s *Scan) Verdict {
 		}
 	}
 	d := Classify(e)
-	if d.Class == Transient && d.Rule == "" && e.Signal == 0 {
+	shellSignal := e.Code > 128 && e.Code < 128+65 // a shell's 128+n: a death by signal
+	if d.Class == Transient && d.Rule == "" && e.Signal == 0 && !shellSignal {
 		if v, ok := c.signatureVerdict(s); ok {
 			return v
 		}

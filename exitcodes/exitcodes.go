@@ -34,7 +34,7 @@
 //     transient.
 //  9. The cross-tool signatures (Config.Signatures), for a process that
 //     exited by itself with a code the default table would call transient
-//     for no named reason: messages that mean the same whatever printed
+//     for no named reason (not a sysexits code, nor a shell's 128+n): messages that mean the same whatever printed
 //     them, such as "HTTP 404" or "connection refused". A transient
 //     signature beats a terminal one unless the terminal one is sure
 //     (certificates, credentials, missing modules); where a runtime
