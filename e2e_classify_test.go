@@ -187,14 +187,18 @@ func TestSignaturesJudgeAProgramWithoutAPreset(t *testing.T) {
 }
 
 func TestScanningKeepsATerminalOnStderr(t *testing.T) {
-	c, _, output, done := ptyRetry(t, "--retry-if", "never", "--", "sh", "-c", `[ -t 2 ] && echo "stderr is a terminal" >&2; exit 0`)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("retry did not exit")
+	// With a pattern of one's own, and by default, where the signatures
+	// read stderr.
+	for _, args := range [][]string{{"--retry-if", "never"}, nil} {
+		c, _, output, done := ptyRetry(t, append(args, "--", "sh", "-c", `[ -t 2 ] && echo "stderr is a terminal" >&2; exit 0`)...)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("retry did not exit")
+		}
+		assert.Equal(t, 0, c.ProcessState.ExitCode(), args)
+		awaitOutput(t, output, "stderr is a terminal")
 	}
-	assert.Equal(t, 0, c.ProcessState.ExitCode())
-	awaitOutput(t, output, "stderr is a terminal")
 }
 
 func TestPresetsListsTheSignaturesAndTakesAProgramName(t *testing.T) {
