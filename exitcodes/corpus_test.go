@@ -343,4 +343,10 @@ func TestHeldOutFigures(t *testing.T) {
 	for _, m := range sc.misses {
 		t.Logf("  miss: %s", m)
 	}
+	// Floors, not targets: these cases are never tuned on, so the figures
+	// may only be watched for regressions. The goal for programs without a
+	// preset, 90 %, is not met (docs/classification.md says why).
+	assert.GreaterOrEqual(t, percent(sc.transientRight, sc.transient), 95.0, "a held-out transient failure taken as terminal fails a pipeline")
+	assert.Equal(t, sc.terminal[1], sc.terminalRight[1], "programs with a preset: every held-out terminal case")
+	assert.GreaterOrEqual(t, percent(sc.terminalRight[0], sc.terminal[0]), 84.0, "programs without a preset fell below the figure documented")
 }
