@@ -64,6 +64,9 @@ type source struct {
 	re      *regexp.Regexp // nil for a built-in pattern
 	text    string
 	capture bool // a wait pattern, whose first group is kept
+	// need, when set, replaces the literals found in the pattern as its
+	// prefilter: every match contains one of them.
+	need []string
 }
 
 // lazyState is what a Classifier builds on first use, once.
@@ -180,7 +183,7 @@ func (c *Classifier) rules() *lazyState {
 		}
 		if c.signaturesOn {
 			for _, d := range signatureTable() {
-				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match}), desc: d.desc})
+				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match, need: d.need}), desc: d.desc})
 			}
 		}
 	})
@@ -200,6 +203,9 @@ func (c *Classifier) compiled() *lazyState {
 			}
 			l.matchers[i] = newMatcher(re)
 			l.matchers[i].capture = src.capture
+			if len(src.need) > 0 {
+				l.matchers[i].need, l.matchers[i].fold = exactLiterals(src.need), false
+			}
 		}
 		l.buildSkip()
 	})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMultiSearchFindsAnyNeedleLikeSearchingEachInTurn(t *testing.T) {
@@ -96,5 +97,30 @@ func TestInFoldedAgreesWithSearchingTheFoldedCopy(t *testing.T) {
 		"SK", "s", "tImEd Ou", "line one\\nRATE LIMIT\\n",
 	} {
 		assert.Equal(t, m.in(foldLine(nil, []byte(text))), m.inFolded([]byte(text)), "%q", text)
+	}
+}
+
+func TestSignaturePrefiltersKeepEveryFormOfAStatus(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	l := c.compiled()
+	lines := []string{
+		"HTTP 404: Not Found", "HTTP/1.1 503 Service Unavailable", "urllib.error.HTTPError: HTTP Error 401: Unauthorized",
+		"status code: 401", "StatusCode: 403", "status=404", `"status": 429`, "403 Client Error: Forbidden", "502 Server Error",
+		"code=404", "googleapi: Error 403: denied", "The requested URL returned error: 410", "response code 404",
+		"HTTPError 503: x", "ServiceException: 401 Anonymous", "401 (Unauthorized)", "500 (Internal Server Error)",
+		"410 Gone", "504 Gateway Time-out",
+	}
+	for _, line := range lines {
+		matched := false
+		for _, m := range l.matchers {
+			if m.re.MatchString(line) {
+				matched = true
+				assert.True(t, m.mayMatch([]byte(line), foldLine(nil, []byte(line)), nil, nil), "the prefilter of %q rejects %q", m.re, line)
+			}
+		}
+		assert.True(t, matched, "no signature matches %q", line)
+		assert.True(t, c.MayMatch([]byte(line)), line)
 	}
 }

@@ -168,6 +168,15 @@ func newMatcher(re *regexp.Regexp) matcher {
 	return m
 }
 
+// exactLiterals makes case-sensitive prefilter literals of ss.
+func exactLiterals(ss []string) []literal {
+	lits := make([]literal, len(ss))
+	for i, s := range ss {
+		lits[i] = literal{s: s, b: []byte(s), grams: literalGrams(s)}
+	}
+	return lits
+}
+
 // mayMatch reports whether line (and folded, its lower-case form, when
 // m.fold is set) can match m: false means it surely cannot. g and gf are
 // the gram sets of line and folded, or nil to skip that test.
