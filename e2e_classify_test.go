@@ -133,34 +133,103 @@ func TestScannedOutputPassesThroughAsItArrives(t *testing.T) {
 	require.NoError(t, c.Wait())
 }
 
-func TestNoPipeIsAddedWhenNoOutputRuleApplies(t *testing.T) {
+func TestStderrIsOurOwnFileOnlyWithPresetNone(t *testing.T) {
 	t.Parallel()
 	errFile := filepath.Join(t.TempDir(), "stderr")
 	f, err := os.Create(errFile)
 	require.NoError(t, err)
 	defer f.Close()
-	c := exec.Command(retryBin, "--", "sh", "-c", "readlink /proc/self/fd/2")
-	c.Env = cleanEnv()
-	var out strings.Builder
-	c.Stdout, c.Stderr = &out, f
-	require.NoError(t, c.Run())
-	assert.Equal(t, errFile+"\n", out.String(), "the child's stderr is our own file")
+	readlink := func(args ...string) string {
+		t.Helper()
+		c := exec.Command(retryBin, append(args, "--", "sh", "-c", "readlink /proc/self/fd/2")...)
+		c.Env = cleanEnv()
+		var out strings.Builder
+		c.Stdout, c.Stderr = &out, f
+		require.NoError(t, c.Run())
+		return out.String()
+	}
+	// The signatures read every program's stderr, so by default it goes
+	// through a pipe; --preset none turns them off, and nothing else
+	// needs the bytes.
+	assert.True(t, strings.HasPrefix(readlink(), "pipe:"), "signatures read stderr by default")
+	assert.Equal(t, errFile+"\n", readlink("--preset", "none"), "the child's stderr is our own file")
+	assert.Equal(t, errFile+"\n", readlink("--preset=none", "--retry-on-exit", "1"), "exit rules need no output")
+	assert.True(t, strings.HasPrefix(readlink("--preset", "none", "--retry-if", "x"), "pipe:"), "an output rule needs a pipe")
+}
 
-	c = exec.Command(retryBin, "--retry-if", "x", "--", "sh", "-c", "readlink /proc/self/fd/2")
-	c.Env = cleanEnv()
-	out.Reset()
-	c.Stdout, c.Stderr = &out, f
-	require.NoError(t, c.Run())
-	assert.True(t, strings.HasPrefix(out.String(), "pipe:"), "with an output rule, a pipe: %q", out.String())
+func TestSignaturesJudgeAProgramWithoutAPreset(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, script, attempts, rule string
+	}{
+		{"a 404 from gh is never retried", `echo 'HTTP 404: Not Found (https://api.github.com/repos/o/r/releases/tags/v9)' >&2; exit 1`,
+			"after 1 attempt", `(terminal: signature "HTTP 404")`},
+		{"a refused password is never retried", `echo 'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: FATAL:  password authentication failed for user "app"' >&2; exit 2`,
+			"after 1 attempt", `(terminal: signature "password authentication failed")`},
+		{"a refused connection is retried", `echo 'psql: error: connection to server at "db" (10.0.0.5), port 5432 failed: Connection refused' >&2; exit 2`,
+			"after 2 attempts", `(transient: signature "Connection refused")`},
+		{"a rate-limit 403 is retried", `echo 'HTTP 403: API rate limit exceeded for 203.0.113.7.' >&2; exit 1`,
+			"after 2 attempts", `(transient: signature "rate limit")`},
+		{"a traceback is judged by its last error", `printf 'WARNING: connection reset, retrying\nTraceback (most recent call last):\n  File "x.py", line 3, in <module>\nurllib.error.HTTPError: HTTP Error 401: Unauthorized\n' >&2; exit 1`,
+			"after 1 attempt", `(terminal: signature "HTTP Error 401")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := fakeTool(t, "tool", tc.script)
+			r := retry(t, env, "-n", "2", "--fast-delay", "1ms", "--", "tool")
+			assert.Contains(t, r.stderr, tc.attempts)
+			assert.Contains(t, r.stderr, tc.rule)
+
+			r = retry(t, env, "-n", "2", "--fast-delay", "1ms", "--preset", "none", "--", "tool")
+			assert.Contains(t, r.stderr, "after 2 attempts", "--preset none turns the signatures off")
+		})
+	}
 }
 
 func TestScanningKeepsATerminalOnStderr(t *testing.T) {
-	c, _, output, done := ptyRetry(t, "--retry-if", "never", "--", "sh", "-c", `[ -t 2 ] && echo "stderr is a terminal" >&2; exit 0`)
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("retry did not exit")
+	// With a pattern of one's own, and by default, where the signatures
+	// read stderr.
+	for _, args := range [][]string{{"--retry-if", "never"}, nil} {
+		c, _, output, done := ptyRetry(t, append(args, "--", "sh", "-c", `[ -t 2 ] && echo "stderr is a terminal" >&2; exit 0`)...)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("retry did not exit")
+		}
+		assert.Equal(t, 0, c.ProcessState.ExitCode(), args)
+		awaitOutput(t, output, "stderr is a terminal")
 	}
-	assert.Equal(t, 0, c.ProcessState.ExitCode())
-	awaitOutput(t, output, "stderr is a terminal")
+}
+
+func TestPresetsListsTheSignaturesAndTakesAProgramName(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "presets")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^signatures\s+\*\s+every program`, r.stdout)
+	assert.Regexp(t, `(?m)^gh\s+gh\s`, r.stdout)
+
+	helm := retry(t, nil, "presets", "helm")
+	require.Equal(t, 0, helm.code, helm.stderr)
+	kubectl := retry(t, nil, "presets", "kubectl")
+	assert.Equal(t, kubectl.stdout, helm.stdout, "helm is covered by the kubectl preset")
+
+	sigs := retry(t, nil, "presets", "signatures")
+	require.Equal(t, 0, sigs.code, sigs.stderr)
+	assert.Contains(t, sigs.stdout, "last-error")
+	assert.Contains(t, sigs.stdout, "sure: certificate not trusted")
+
+	bad := retry(t, nil, "presets", "nope")
+	assert.Equal(t, 125, bad.code)
+	assert.Equal(t, 1, len(bad.lines(t)), bad.stderr)
+	assert.Contains(t, bad.stderr, `a program a preset covers such as helm, or signatures`)
+}
+
+func TestPlanSaysWhenTheSignaturesApply(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "plan", "--", "mytool")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "  signatures: ")
+	r = retry(t, nil, "plan", "--preset", "none", "--", "mytool")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "signatures")
 }

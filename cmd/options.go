@@ -151,7 +151,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.RetryAfter, "retry-after", nil, "a regular expression whose first group, in an output line, is the wait asked for: seconds, a duration or an HTTP date (repeatable)")
 	fs.Var(durationValue{&o.RetryAfterMax, "retry-after-max"}, "retry-after-max", "longest wait a command may ask for; a longer one gives up at once (0: only the deadline limits it)")
 	fs.BoolVar(&o.MatchStdout, "match-stdout", false, "scan stdout too for --retry-if, --stop-if, --retry-after and presets")
-	fs.StringVar(&o.Preset, "preset", o.Preset, "rules for common tools: auto (chosen from the program name), none, or names (retry presets lists them)")
+	fs.StringVar(&o.Preset, "preset", o.Preset, "rules for common tools: auto (chosen from the program name, with the cross-tool signatures), none (no presets, no signatures, stderr untouched), or names (retry presets lists them)")
 
 	o.Breaker.bind(fs)
 
@@ -464,6 +464,9 @@ func (o *Options) classifier(argv []string) (*exitcodes.Classifier, error) {
 	if cfg.Presets, err = exitcodes.SelectPresets(o.Preset, argv); err != nil {
 		return nil, &UsageError{Flag: "--preset", Value: o.Preset, Err: err}
 	}
+	// The signatures read every program's stderr; --preset none turns them
+	// off with the presets, and then nothing needs a pipe on stderr.
+	cfg.Signatures = exitcodes.SignaturesFor(o.Preset)
 	c, err := exitcodes.New(cfg)
 	if err != nil {
 		return nil, patternError("--retry-after", err)

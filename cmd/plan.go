@@ -253,6 +253,9 @@ func writeRules(w io.Writer, o *Options, plan Plan, named bool) {
 	case !named && o.Preset == "auto":
 		fmt.Fprintln(w, "  presets: chosen from the command's name (name one after -- to see which)")
 	}
+	if plan.Classifier.Signatures() {
+		fmt.Fprintln(w, "  signatures: HTTP 4xx/5xx, auth, certificate, missing-package, usage and network messages of any program (see retry presets signatures)")
+	}
 	fmt.Fprintln(w, "  the default table: sysexits usage codes (64-68, 70, 76-78), crashes, SIGINT, SIGQUIT and SIGPIPE terminal; anything else transient (docs/exit-codes.md)")
 	for _, p := range o.RetryAfter {
 		fmt.Fprintf(w, "  --retry-after %q: the wait asked for replaces the backoff, up to %s\n", p, report.Duration(o.RetryAfterMax))

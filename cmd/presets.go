@@ -12,19 +12,23 @@ import (
 
 func newPresets() *cobra.Command {
 	return &cobra.Command{
-		Use:   "presets [NAME]",
-		Short: "List the presets for common tools, or every rule of one",
+		Use:   "presets [NAME|PROGRAM|signatures]",
+		Short: "List the presets for common tools and the signatures, or every rule of one",
 		Long: `Presets hold what retry knows of common tools: which exit codes and
 messages mean a failure may pass (transient) and which never will
 (terminal). --preset auto (the default) picks the preset from the
 command's program name, looking through env, sudo, nice, timeout and
-sh -c. See docs/classification.md.`,
+sh -c. The signatures judge any program's failure by messages that mean
+the same whatever printed them (HTTP 404, connection refused); they
+apply after the preset, and --preset none turns both off. NAME may be a
+preset, a program a preset covers (helm), or signatures. See
+docs/classification.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
 			if len(args) == 0 {
 				fmt.Fprintln(w, "PRESET\tPROGRAMS\tDESCRIPTION")
-				for _, p := range exitcodes.Presets() {
+				for _, p := range append(exitcodes.Presets(), exitcodes.SignatureInfo()) {
 					fmt.Fprintf(w, "%s\t%s\t%s\n", p.Name, strings.Join(p.Programs, ","), p.Description)
 				}
 				return w.Flush()

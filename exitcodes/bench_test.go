@@ -3,6 +3,7 @@ package exitcodes
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // benchLines is output such as a build or a test run prints: mostly lines
@@ -68,12 +69,11 @@ func BenchmarkScanLines(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
 	}
-	b.Run("preset=all", func(b *testing.B) {
-		var names []string
-		for _, p := range Presets() {
-			names = append(names, p.Name)
+	b.Run("signatures", func(b *testing.B) {
+		c, err := New(Config{Signatures: true})
+		if err != nil {
+			b.Fatal(err)
 		}
-		c := newClassifier(b, rules{presets: names})
 		s := c.NewScan()
 		b.SetBytes(int64(size / len(lines)))
 		b.ReportAllocs()
@@ -85,4 +85,83 @@ func BenchmarkScanLines(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 	})
+	b.Run("preset=all", func(b *testing.B) {
+		c, err := New(Config{Presets: allPresetNames(), Signatures: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := c.NewScan()
+		b.SetBytes(int64(size / len(lines)))
+		b.ReportAllocs()
+		b.ResetTimer()
+		i := 0
+		for b.Loop() {
+			s.Line(lines[i%len(lines)])
+			i++
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+	})
+}
+
+// allPresetNames names every preset.
+func allPresetNames() []string {
+	var names []string
+	for _, p := range Presets() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// BenchmarkNewClassifier measures what a run pays before its command
+// prints anything: building the classifier and judging an attempt that
+// printed nothing. A silent success must cost about the same with every
+// preset and the signatures as with none; a silent failure lays out the
+// rules (exit codes decide some) but compiles no pattern.
+func BenchmarkNewClassifier(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"none", Config{}},
+		{"signatures", Config{Signatures: true}},
+		{"every-preset-and-signatures", Config{Presets: allPresetNames(), Signatures: true}},
+	} {
+		for _, code := range []int{0, 1} {
+			b.Run(fmt.Sprintf("%s/exit=%d", tc.name, code), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					c, err := New(tc.cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = c.Classify(Exit{Code: code}, c.NewScan(), time.Time{})
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkFirstLine measures the one-time cost the first output line
+// pays: compiling the classifier's patterns.
+func BenchmarkFirstLine(b *testing.B) {
+	line := []byte("npm WARN deprecated glob@7.2.3: Glob versions prior to v9 are no longer supported")
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"signatures", Config{Signatures: true}},
+		{"one-preset-and-signatures", Config{Presets: []string{"git"}, Signatures: true}},
+		{"every-preset-and-signatures", Config{Presets: allPresetNames(), Signatures: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := New(tc.cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.NewScan().Line(line)
+			}
+		})
+	}
 }

@@ -31,26 +31,69 @@ type Config struct {
 	// Presets are the names of the presets to apply, as SelectPresets
 	// returns them.
 	Presets []string
+	// Signatures turns on the cross-tool signatures (see SignaturesFor):
+	// messages such as "HTTP 404" or "connection refused" that mean the
+	// same whatever program printed them.
+	Signatures bool
 }
 
 // Classifier judges attempts by the user's rules, then the presets, then
-// the default table; see the package comment for the precedence. It is
-// immutable and safe for concurrent use; each attempt gets its own Scan.
+// the signatures, then the default table; see the package comment for the
+// precedence. It is immutable and safe for concurrent use; each attempt
+// gets its own Scan.
+//
+// Building one costs the same whatever presets it names: the presets'
+// and signatures' rules are laid out when an attempt first fails or
+// prints, and their patterns compiled when output first arrives, so that
+// a command that succeeds silently never pays for them.
 type Classifier struct {
 	retryOnExit, stopOnExit ExitList
-	// matchers holds every pattern, each with a slot in a Scan.
-	matchers []matcher
-	// Indexes into matchers, by role.
+	// user holds the user's patterns, already compiled; they take the
+	// first slots of a Scan.
+	user []source
+	// Indexes into user (and the sources), by role.
 	retryIf, stopIf, retryAfter []int
-	presets                     []activePreset
+	presetNames                 []string
+	signaturesOn                bool
+	lazy                        *lazyState
+}
+
+// source is one pattern before it is compiled: the user's arrive
+// compiled, the built-in ones as text.
+type source struct {
+	re      *regexp.Regexp // nil for a built-in pattern
+	text    string
+	capture bool // a wait pattern, whose first group is kept
+	// need, when set, replaces the literals found in the pattern as its
+	// prefilter: every match contains one of them.
+	need []string
+}
+
+// lazyState is what a Classifier builds on first use, once.
+type lazyState struct {
+	rulesOnce sync.Once
+	// sources holds every pattern, each with a slot in a Scan: the
+	// user's, then the presets', then the signatures'.
+	sources    []source
+	presets    []activePreset
+	signatures []activeSig
+
+	matchOnce sync.Once
+	matchers  []matcher
 	// For MayMatch: the literals some pattern requires, searched for all
 	// at once; anyLine is set when a pattern requires none.
 	raw, folded *multiSearch
 	anyLine     bool
 }
 
-// activePreset is a preset with its patterns compiled into the
-// Classifier's matchers.
+// activeSig is one cross-tool signature with its pattern's index.
+type activeSig struct {
+	tier sigTier
+	m    int
+	desc string
+}
+
+// activePreset is a preset with its patterns' indexes into the sources.
 type activePreset struct {
 	name  string
 	rules []activeRule
@@ -62,7 +105,7 @@ type activePreset struct {
 type activeRule struct {
 	class Class
 	exit  ExitList
-	m     int // index into matchers, or -1 when the exit status alone decides
+	m     int // index into the sources, or -1 when the exit status alone decides
 	desc  string
 }
 
@@ -75,78 +118,108 @@ type activeHint struct {
 // New builds a Classifier. It fails when a preset name is unknown or a
 // RetryAfter pattern has no capture group (a *PatternError).
 func New(cfg Config) (*Classifier, error) {
-	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit}
-	add := func(re *regexp.Regexp) int {
-		c.matchers = append(c.matchers, newMatcher(re))
-		return len(c.matchers) - 1
+	c := &Classifier{retryOnExit: cfg.RetryOnExit, stopOnExit: cfg.StopOnExit, signaturesOn: cfg.Signatures, lazy: &lazyState{}}
+	add := func(src source) int {
+		c.user = append(c.user, src)
+		return len(c.user) - 1
 	}
 	for _, re := range cfg.StopIf {
-		c.stopIf = append(c.stopIf, add(re))
+		c.stopIf = append(c.stopIf, add(source{re: re, text: re.String()}))
 	}
 	for _, re := range cfg.RetryIf {
-		c.retryIf = append(c.retryIf, add(re))
+		c.retryIf = append(c.retryIf, add(source{re: re, text: re.String()}))
 	}
 	for _, re := range cfg.RetryAfter {
 		if re.NumSubexp() < 1 {
 			return nil, &PatternError{Pattern: re.String(), Err: errors.New(`no capture group: want the wait in parentheses, as "Retry-After: (\S+)"`)}
 		}
-		i := add(re)
-		c.matchers[i].capture = true
-		c.retryAfter = append(c.retryAfter, i)
+		c.retryAfter = append(c.retryAfter, add(source{re: re, text: re.String(), capture: true}))
 	}
 	table := presetTable()
-	var seen []string
 	for _, name := range cfg.Presets {
-		if slices.Contains(seen, name) {
-			continue
-		}
-		seen = append(seen, name)
-		def, ok := findPreset(table, name)
-		if !ok {
+		if _, ok := findPreset(table, name); !ok {
 			return nil, unknownPreset(table, name)
 		}
-		p := activePreset{name: def.name}
-		for _, r := range def.rules {
-			ar := activeRule{class: r.class, m: -1, desc: r.desc}
-			if r.exit != "" {
-				l, err := ParseExitList(r.exit)
-				if err != nil {
-					return nil, fmt.Errorf("preset %s: exit %q: %w", def.name, r.exit, err)
-				}
-				ar.exit = l
-			}
-			if r.match != "" {
-				re, err := regexp.Compile(r.match)
-				if err != nil {
-					return nil, fmt.Errorf("preset %s: %w", def.name, err)
-				}
-				ar.m = add(re)
-			}
-			p.rules = append(p.rules, ar)
+		if !slices.Contains(c.presetNames, name) {
+			c.presetNames = append(c.presetNames, name)
 		}
-		for _, h := range commonHints() {
-			re, err := regexp.Compile(h.match)
-			if err != nil {
-				return nil, fmt.Errorf("preset %s: %w", def.name, err)
-			}
-			i := add(re)
-			c.matchers[i].capture = true
-			p.hints = append(p.hints, activeHint{m: i, millis: h.millis})
-		}
-		c.presets = append(c.presets, p)
 	}
-	c.buildSkip()
 	return c, nil
+}
+
+// rules returns the presets' and signatures' rules, laying them out on
+// the first call. Their exit lists and patterns are constants that the
+// tests parse and compile, so this cannot fail.
+func (c *Classifier) rules() *lazyState {
+	l := c.lazy
+	l.rulesOnce.Do(func() {
+		l.sources = slices.Clone(c.user)
+		add := func(src source) int {
+			l.sources = append(l.sources, src)
+			return len(l.sources) - 1
+		}
+		table := presetTable()
+		for _, name := range c.presetNames {
+			def, _ := findPreset(table, name)
+			p := activePreset{name: def.name}
+			for _, r := range def.rules() {
+				ar := activeRule{class: r.class, m: -1, desc: r.desc}
+				if r.exit != "" {
+					l, err := ParseExitList(r.exit)
+					if err != nil {
+						panic(fmt.Sprintf("preset %s: exit %q: %v", def.name, r.exit, err))
+					}
+					ar.exit = l
+				}
+				if r.match != "" {
+					ar.m = add(source{text: r.match})
+				}
+				p.rules = append(p.rules, ar)
+			}
+			for _, h := range commonHints() {
+				p.hints = append(p.hints, activeHint{m: add(source{text: h.match, capture: true}), millis: h.millis})
+			}
+			l.presets = append(l.presets, p)
+		}
+		if c.signaturesOn {
+			for _, d := range signatureTable() {
+				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match, need: d.need}), desc: d.desc})
+			}
+		}
+	})
+	return l
+}
+
+// compiled returns the state with every pattern compiled, compiling them
+// on the first call.
+func (c *Classifier) compiled() *lazyState {
+	l := c.rules()
+	l.matchOnce.Do(func() {
+		l.matchers = make([]matcher, len(l.sources))
+		for i, src := range l.sources {
+			re := src.re
+			if re == nil {
+				re = regexp.MustCompile(src.text)
+			}
+			l.matchers[i] = newMatcher(re)
+			l.matchers[i].capture = src.capture
+			if len(src.need) > 0 {
+				l.matchers[i].need, l.matchers[i].fold = exactLiterals(src.need), false
+			}
+		}
+		l.buildSkip()
+	})
+	return l
 }
 
 // buildSkip prepares MayMatch: one search for every literal that some
 // pattern requires, on the text as it is and on the text folded.
-func (c *Classifier) buildSkip() {
+func (l *lazyState) buildSkip() {
 	var raw, folded [][]byte
-	for i := range c.matchers {
-		m := &c.matchers[i]
+	for i := range l.matchers {
+		m := &l.matchers[i]
 		if m.need == nil {
-			c.anyLine = true
+			l.anyLine = true
 			return
 		}
 		for _, l := range m.need {
@@ -157,22 +230,21 @@ func (c *Classifier) buildSkip() {
 			}
 		}
 	}
-	c.raw, c.folded = newMultiSearch(raw), newMultiSearch(folded)
-	c.anyLine = (len(raw) > 0 && c.raw == nil) || (len(folded) > 0 && c.folded == nil)
+	l.raw, l.folded = newMultiSearch(raw), newMultiSearch(folded)
+	l.anyLine = (len(raw) > 0 && l.raw == nil) || (len(folded) > 0 && l.folded == nil)
 }
 
 // NeedsOutput reports whether any rule reads output lines, so that the
 // runner adds a pipe only when it must.
-func (c *Classifier) NeedsOutput() bool { return len(c.matchers) > 0 }
+func (c *Classifier) NeedsOutput() bool {
+	return len(c.user) > 0 || len(c.presetNames) > 0 || c.signaturesOn
+}
+
+// Signatures reports whether the cross-tool signatures are on.
+func (c *Classifier) Signatures() bool { return c.signaturesOn }
 
 // Presets returns the names of the presets the Classifier applies.
-func (c *Classifier) Presets() []string {
-	names := make([]string, len(c.presets))
-	for i, p := range c.presets {
-		names[i] = p.name
-	}
-	return names
-}
+func (c *Classifier) Presets() []string { return slices.Clone(c.presetNames) }
 
 // Scan remembers, for one attempt, what the output said that can decide
 // its class: for each pattern, whether it matched, the last text it
@@ -207,14 +279,14 @@ type seqLine struct {
 
 // NewScan returns an empty Scan for one attempt.
 func (c *Classifier) NewScan() *Scan {
-	return &Scan{c: c, hits: make([]hit, len(c.matchers))}
+	return &Scan{c: c}
 }
 
 // Line scans one output line; a trailing newline is ignored. The runner
 // cuts lines to a bounded length before calling it; Line keeps at most
 // MaxLineChars characters of any line it stores.
 func (s *Scan) Line(line []byte) {
-	if s == nil || len(s.hits) == 0 {
+	if s == nil || !s.c.NeedsOutput() {
 		return
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
@@ -224,9 +296,13 @@ func (s *Scan) Line(line []byte) {
 	s.seq++
 	folded := false
 	stored := ""
+	matchers := s.c.compiled().matchers
+	if s.hits == nil {
+		s.hits = make([]hit, len(matchers))
+	}
 	s.grams.fill(line)
-	for i := range s.c.matchers {
-		m := &s.c.matchers[i]
+	for i := range matchers {
+		m := &matchers[i]
 		if m.fold && !folded {
 			s.folded = foldLine(s.folded, line)
 			s.foldedGrams.fill(s.folded)
@@ -267,6 +343,9 @@ func (c *Classifier) Classify(e Exit, s *Scan, now time.Time) Verdict {
 	if s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if s.hits == nil {
+			s = nil // no line was scanned
+		}
 	}
 	v := c.judge(e, s)
 	if v.Class == Transient {
@@ -313,7 +392,14 @@ func (c *Classifier) judge(e Exit, s *Scan) Verdict {
 			return v
 		}
 	}
-	return Classify(e)
+	d := Classify(e)
+	shellSignal := e.Code > 128 && e.Code < 128+65 // a shell's 128+n: a death by signal
+	if d.Class == Transient && d.Rule == "" && e.Signal == 0 && !shellSignal {
+		if v, ok := c.signatureVerdict(s); ok {
+			return v
+		}
+	}
+	return d
 }
 
 // couldNotStart reports whether e says the program could not be run
@@ -347,7 +433,7 @@ func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) 
 	}
 	return Verdict{
 		Class: class,
-		Rule:  flag + " " + quote(shorten(c.matchers[best].re.String(), 60)),
+		Rule:  flag + " " + quote(shorten(c.user[best].text, 60)),
 		Lines: s.lines(idx),
 	}, true
 }
@@ -356,7 +442,7 @@ func (c *Classifier) userPatterns(s *Scan, idx []int, class Class, flag string) 
 // applies decides; across presets, terminal beats transient.
 func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 	var transient *Verdict
-	for _, p := range c.presets {
+	for _, p := range c.rules().presets {
 		for _, r := range p.rules {
 			if !c.applies(r, e, s) {
 				continue
@@ -389,6 +475,58 @@ func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 	return Verdict{}, false
 }
 
+// signatureVerdict applies the cross-tool signatures. When a runtime
+// reported the error that ended the program (a sigDeath line), the output
+// from the last such line on is judged first; then, or when that part
+// decides nothing, the whole output. Within what is judged, a sure
+// terminal signature beats a transient one, which beats the other
+// terminal ones; among signatures of one tier, the one matched last
+// names the rule.
+func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
+	if s == nil || !c.signaturesOn {
+		return Verdict{}, false
+	}
+	var death uint64
+	for _, g := range c.rules().signatures {
+		if g.tier == sigDeath {
+			death = max(death, s.hits[g.m].seq)
+		}
+	}
+	if death > 0 {
+		if v, ok := c.signaturesFrom(s, death); ok {
+			return v, true
+		}
+	}
+	return c.signaturesFrom(s, 1)
+}
+
+// signaturesFrom judges by the signatures that matched line from or a
+// later one.
+func (c *Classifier) signaturesFrom(s *Scan, from uint64) (Verdict, bool) {
+	for _, tier := range []sigTier{sigStopSure, sigRetry, sigStop} {
+		best := -1
+		var same []int
+		for _, g := range c.rules().signatures {
+			if g.tier != tier || s.hits[g.m].seq < from {
+				continue
+			}
+			same = append(same, g.m)
+			if best < 0 || s.hits[g.m].seq > s.hits[best].seq {
+				best = g.m
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		class := Terminal
+		if tier == sigRetry {
+			class = Transient
+		}
+		return Verdict{Class: class, Rule: "signature " + quote(s.hits[best].text), Lines: s.lines(same)}, true
+	}
+	return Verdict{}, false
+}
+
 // applies reports whether rule r holds for e and what s saw.
 func (c *Classifier) applies(r activeRule, e Exit, s *Scan) bool {
 	if !r.exit.Empty() {
@@ -414,7 +552,7 @@ func (c *Classifier) hint(s *Scan, now time.Time) (time.Duration, bool) {
 		}
 	}
 	var best *activeHint
-	for _, p := range c.presets {
+	for _, p := range c.rules().presets {
 		for i, h := range p.hints {
 			if s.hits[h.m].seq > 0 && (best == nil || s.hits[h.m].seq > s.hits[best.m].seq) {
 				best = &p.hints[i]
@@ -488,15 +626,11 @@ func (m *matcher) find(line []byte) []int {
 // Line. It is one substring search per required literal over all of
 // text, far cheaper than judging its lines one by one.
 func (c *Classifier) MayMatch(text []byte) bool {
-	switch {
-	case c.anyLine:
-		return true
-	case c.raw != nil && c.raw.in(text):
-		return true
-	case c.folded != nil:
-		return c.folded.in(foldLine(nil, text))
+	if !c.NeedsOutput() {
+		return false
 	}
-	return false
+	l := c.compiled()
+	return l.anyLine || (l.raw != nil && l.raw.in(text)) || (l.folded != nil && l.folded.inFolded(text))
 }
 
 // MayMatch is the classifier's MayMatch, for the scanner of an attempt.

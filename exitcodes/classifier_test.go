@@ -20,6 +20,7 @@ type rules struct {
 	retryIf, stopIf         []string
 	retryAfter              []string
 	presets                 []string
+	signatures              bool
 }
 
 // newClassifier builds a Classifier from r, failing the test on bad input.
@@ -42,6 +43,7 @@ func newClassifier(t testing.TB, r rules) *Classifier {
 	cfg.RetryAfter, err = CompilePatterns(r.retryAfter)
 	require.NoError(t, err)
 	cfg.Presets = r.presets
+	cfg.Signatures = r.signatures
 	c, err := New(cfg)
 	require.NoError(t, err)
 	return c
@@ -244,6 +246,60 @@ func TestClassifierAppliesThePrecedence(t *testing.T) {
 			rules: rules{presets: []string{"curl", "ssh"}},
 			exit:  Exit{Code: 7}, lines: []string{"Permission denied (publickey)."},
 			class: Terminal, rule: "ssh preset",
+		},
+		{
+			name:  "signatures judge what no preset decided",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 1}, lines: []string{"HTTP 404: Not Found (https://api.github.com/repos/o/r)"},
+			class: Terminal, rule: `signature "HTTP 404"`,
+		},
+		{
+			name:  "a preset beats the signatures",
+			rules: rules{presets: []string{"git"}, signatures: true},
+			exit:  Exit{Code: 128}, lines: []string{"HTTP 404 from the mirror", "fatal: early EOF"},
+			class: Transient, rule: "git preset",
+		},
+		{
+			name:  "the user's rules beat the signatures",
+			rules: rules{retryIf: []string{"Not Found"}, signatures: true},
+			exit:  Exit{Code: 1}, lines: []string{"HTTP 404: Not Found"},
+			class: Transient, rule: "--retry-if",
+		},
+		{
+			name:  "signatures leave a sysexits code to the default table",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 64}, lines: []string{"connection refused"},
+			class: Terminal, rule: "sysexits EX_USAGE",
+		},
+		{
+			name:  "signatures leave a shell's 128+n to the default table",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 137}, lines: []string{"HTTP 404: Not Found"},
+			class: Transient,
+		},
+		{
+			name:  "signatures leave a death by signal to the default table",
+			rules: rules{signatures: true},
+			exit:  Signaled(syscall.SIGKILL), lines: []string{"HTTP 404: Not Found"},
+			class: Transient,
+		},
+		{
+			name:  "a transient signature beats a plain terminal one",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 1}, lines: []string{"skip a.tgz: 404 Not Found", "b.tgz: connect: connection refused"},
+			class: Transient, rule: `signature "connection refused"`,
+		},
+		{
+			name:  "a sure terminal signature beats a transient one",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 1}, lines: []string{"attempt 1: i/o timeout", "attempt 2: x509: certificate signed by unknown authority"},
+			class: Terminal, rule: `signature "x509: certificate"`,
+		},
+		{
+			name:  "the error a runtime died of is judged first",
+			rules: rules{signatures: true},
+			exit:  Exit{Code: 1}, lines: []string{"WARNING: connection reset, retrying", "Traceback (most recent call last):", "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://x/"},
+			class: Terminal, rule: `signature "HTTPError: 404"`,
 		},
 		{
 			name:  "a start failure goes through the exit lists by its code",
@@ -451,13 +507,16 @@ func TestNeedsOutputOnlyWhenSomePatternApplies(t *testing.T) {
 	assert.True(t, newClassifier(t, rules{stopIf: []string{"x"}}).NeedsOutput())
 	assert.True(t, newClassifier(t, rules{retryAfter: []string{"(x)"}}).NeedsOutput())
 	assert.True(t, newClassifier(t, rules{presets: []string{"curl"}}).NeedsOutput())
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	assert.True(t, c.NeedsOutput(), "the signatures read every program's output")
 }
 
 func TestNewRejectsUnknownPresetsAndRetryAfterWithoutGroup(t *testing.T) {
 	t.Parallel()
 	_, err := New(Config{Presets: []string{"curl", "kurl"}})
 	require.Error(t, err)
-	assert.Equal(t, `unknown preset "kurl": want auto, none or one of curl, wget, git, ssh, rsync, apt, docker, npm, pip, go, kubectl, terraform, aws`, err.Error())
+	assert.Equal(t, `unknown preset "kurl": want auto, none or one of `+strings.Join(presetNames(presetTable()), ", "), err.Error())
 
 	_, err = New(Config{RetryAfter: []*regexp.Regexp{regexp.MustCompile(`Retry-After: \d+`)}})
 	var pe *PatternError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,13 +25,20 @@ type corpusCase struct {
 	hint        time.Duration
 	hasHint     bool
 	preset      string
+	source      string
 	lines       []string
 }
 
 // loadCorpus reads every case under testdata/corpus.
 func loadCorpus(t *testing.T) []corpusCase {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.txt"))
+	return loadCases(t, filepath.Join("testdata", "corpus"))
+}
+
+// loadCases reads every case in the *.txt files of dir.
+func loadCases(t *testing.T, dir string) []corpusCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	var cases []corpusCase
@@ -111,6 +119,8 @@ func parseCorpusField(t *testing.T, where string, c *corpusCase, key, value stri
 		c.hint, c.hasHint = d, true
 	case "preset":
 		c.preset = value
+	case "source":
+		c.source = value
 	default:
 		t.Fatalf("%s: unknown key %q", where, key)
 	}
@@ -153,7 +163,7 @@ func judgeCorpusCase(t *testing.T, c corpusCase) Verdict {
 	t.Helper()
 	presets, err := SelectPresets(c.preset, c.argv)
 	require.NoError(t, err)
-	cl, err := New(Config{Presets: presets})
+	cl, err := New(Config{Presets: presets, Signatures: SignaturesFor(c.preset)})
 	require.NoError(t, err)
 	scan := cl.NewScan()
 	for _, l := range c.lines {
@@ -183,12 +193,30 @@ func TestCorpusCasesAreClassifiedAsLabelled(t *testing.T) {
 func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
 	t.Parallel()
 	cases := loadCorpus(t)
-	var tp, fp, fn, tn, terminal, transient, byRule int
-	perFile := map[string][2]int{}
+	var tp, fp, fn, terminal, transient, byRule int
+	// Per file (one tool each): terminal verdicts, right ones, terminal cases.
+	type counts struct{ cases, right, termVerdicts, termRight, termCases int }
+	perFile := map[string]*counts{}
 	for _, c := range cases {
 		v := judgeCorpusCase(t, c)
-		counts := perFile[c.file]
-		counts[0]++
+		n := perFile[c.file]
+		if n == nil {
+			n = &counts{}
+			perFile[c.file] = n
+		}
+		n.cases++
+		if v.Class == c.want {
+			n.right++
+		}
+		if v.Class == Terminal {
+			n.termVerdicts++
+			if c.want == Terminal {
+				n.termRight++
+			}
+		}
+		if c.want == Terminal {
+			n.termCases++
+		}
 		switch {
 		case c.want == Transient && v.Class == Transient:
 			tp++
@@ -207,23 +235,118 @@ func TestCorpusPrecisionAndRecallMeetTheBar(t *testing.T) {
 			terminal++
 			t.Logf("terminal taken as transient: %s: %s (rule %q)", c.file, c.title, v.Rule)
 		case c.want == Terminal:
-			tn++
 			terminal++
 		}
-		if v.Class == c.want {
-			counts[1]++
-		}
-		perFile[c.file] = counts
 	}
-	require.GreaterOrEqual(t, len(cases), 300, "the corpus must hold at least 300 cases")
+	require.GreaterOrEqual(t, len(cases), 800, "the corpus must hold at least 800 cases")
 	precision := float64(tp) / float64(max(tp+fp, 1))
 	recall := float64(tp) / float64(max(tp+fn, 1))
+	var termVerdicts, termRight, termCases int
+	for _, n := range perFile {
+		termVerdicts += n.termVerdicts
+		termRight += n.termRight
+		termCases += n.termCases
+	}
 	t.Logf("corpus: %d cases (%d transient, %d terminal)", len(cases), transient, terminal)
+	t.Logf("terminal verdicts: precision %.2f%% (%d of %d right), recall %.2f%% (%d of %d terminal cases)",
+		percent(termRight, termVerdicts), termRight, termVerdicts, percent(termRight, termCases), termRight, termCases)
 	t.Logf("transient precision %.2f%% (%d of %d transient verdicts right; terminal cases taken as transient: %d)", 100*precision, tp, tp+fp, fp)
 	t.Logf("transient recall %.2f%% (%d of %d transient cases found, %d of them by a named rule rather than the default table)", 100*recall, tp, tp+fn, byRule)
-	for file, counts := range perFile {
-		t.Logf("  %-14s %3d cases, %3d right", file, counts[0], counts[1])
+	files := make([]string, 0, len(perFile))
+	for f := range perFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		n := perFile[f]
+		t.Logf("  %-16s %3d cases, %3d right; terminal precision %6.2f%%, recall %6.2f%%", f, n.cases, n.right, percent(n.termRight, n.termVerdicts), percent(n.termRight, n.termCases))
 	}
 	assert.Zero(t, fp, "a terminal failure (auth, certificate, not found, usage) must never be taken as transient")
 	assert.GreaterOrEqual(t, recall, 0.97, "transient recall below 97%")
+}
+
+// unsourced are the corpus files written before cases carried a source:
+// their wording is from the tools' documentation and issue trackers, as
+// the README says, without a reference per case.
+var unsourced = []string{"apt.txt", "aws.txt", "curl.txt", "defaults.txt", "docker.txt", "git.txt", "go.txt", "holdout.txt", "kubectl.txt", "npm.txt", "pip.txt", "rsync.txt", "ssh.txt", "terraform.txt", "wget.txt"}
+
+func TestCorpusCasesSayWhereTheirWordingComesFrom(t *testing.T) {
+	t.Parallel()
+	for _, c := range loadCorpus(t) {
+		if !slices.Contains(unsourced, c.file) {
+			assert.NotEmpty(t, c.source, "%s: %s: no source", c.file, c.title)
+		}
+	}
+}
+
+// heldOutScore counts, for a set of cases, how often terminal cases were
+// not retried and transient ones were, split by whether the program has a
+// preset of its own.
+type heldOutScore struct {
+	terminal, terminalRight   [2]int // [without preset, with preset]
+	transient, transientRight int
+	misses                    []string
+}
+
+// scoreCases judges cases and counts the goals of issue 14.
+func scoreCases(t *testing.T, cases []corpusCase) heldOutScore {
+	t.Helper()
+	var sc heldOutScore
+	for _, c := range cases {
+		v := judgeCorpusCase(t, c)
+		presets, err := SelectPresets(c.preset, c.argv)
+		require.NoError(t, err)
+		own := 0
+		if len(presets) > 0 {
+			own = 1
+		}
+		switch c.want {
+		case Terminal:
+			sc.terminal[own]++
+			if v.Class == Terminal {
+				sc.terminalRight[own]++
+				continue
+			}
+		case Transient:
+			sc.transient++
+			if v.Class == Transient {
+				sc.transientRight++
+				continue
+			}
+		default:
+			continue
+		}
+		sc.misses = append(sc.misses, fmt.Sprintf("%s: %s: want %s, got %s (rule %q)", c.file, c.title, c.want, v.Class, v.Rule))
+	}
+	return sc
+}
+
+// percent is n of total as a percentage, 100 for an empty total.
+func percent(n, total int) float64 {
+	if total == 0 {
+		return 100
+	}
+	return 100 * float64(n) / float64(total)
+}
+
+func TestHeldOutFigures(t *testing.T) {
+	t.Parallel()
+	cases := loadCases(t, filepath.Join("testdata", "heldout"))
+	for _, c := range cases {
+		require.NotEmpty(t, c.source, "%s: %s: no source", c.file, c.title)
+	}
+	sc := scoreCases(t, cases)
+	t.Logf("held out: %d cases", len(cases))
+	t.Logf("terminal never retried, programs without a preset: %.1f%% (%d of %d)", percent(sc.terminalRight[0], sc.terminal[0]), sc.terminalRight[0], sc.terminal[0])
+	t.Logf("terminal never retried, programs with a preset: %.1f%% (%d of %d)", percent(sc.terminalRight[1], sc.terminal[1]), sc.terminalRight[1], sc.terminal[1])
+	t.Logf("transient retried: %.1f%% (%d of %d)", percent(sc.transientRight, sc.transient), sc.transientRight, sc.transient)
+	for _, m := range sc.misses {
+		t.Logf("  miss: %s", m)
+	}
+	// Floors, not targets: these cases are never tuned on, so the figures
+	// may only be watched for regressions. The goal for programs without a
+	// preset, 90 %, is not met (docs/classification.md says why).
+	assert.GreaterOrEqual(t, percent(sc.transientRight, sc.transient), 95.0, "a held-out transient failure taken as terminal fails a pipeline")
+	assert.Equal(t, sc.terminal[1], sc.terminalRight[1], "programs with a preset: every held-out terminal case")
+	assert.GreaterOrEqual(t, percent(sc.terminalRight[0], sc.terminal[0]), 84.0, "programs without a preset fell below the figure documented")
 }

@@ -1,6 +1,7 @@
 package exitcodes
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,7 +113,8 @@ func TestSelectPresetsReadsAutoNoneAndNames(t *testing.T) {
 
 func TestSelectPresetsRejectsBadListsNamingTheValidOnes(t *testing.T) {
 	t.Parallel()
-	valid := "curl, wget, git, ssh, rsync, apt, docker, npm, pip, go, kubectl, terraform, aws"
+	valid := strings.Join(presetNames(presetTable()), ", ")
+	require.True(t, strings.HasPrefix(valid, "curl, wget, git, ssh, rsync, apt, docker, npm, pip, go, kubectl, terraform, aws, gh, "))
 	tests := []struct {
 		name, list, want string
 	}{

@@ -32,10 +32,18 @@
 //     in order and the first that holds decides, so a preset lists its
 //     exceptions before its general rules; across presets, terminal beats
 //     transient.
-//  9. The default table, Classify.
+//  9. The cross-tool signatures (Config.Signatures), for a process that
+//     exited by itself with a code the default table would call transient
+//     for no named reason (not a sysexits code, nor a shell's 128+n): messages that mean the same whatever printed
+//     them, such as "HTTP 404" or "connection refused". A transient
+//     signature beats a terminal one unless the terminal one is sure
+//     (certificates, credentials, missing modules); where a runtime
+//     reported the error that ended the program (a traceback's last
+//     exception), the output from there on is judged first.
+//  10. The default table, Classify.
 //
-// So stop rules beat retry rules, the user's rules beat presets, and
-// presets beat the defaults.
+// So stop rules beat retry rules, the user's rules beat presets, presets
+// beat the signatures, and the signatures beat the defaults.
 //
 // A transient verdict carries the last wait the output asked for, if any:
 // from the user's --retry-after patterns first, then from the presets'

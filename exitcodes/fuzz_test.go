@@ -64,17 +64,25 @@ func FuzzClassify(f *testing.F) {
 	f.Add(127, uint8(0), false, uint8(1), []byte(""))
 	f.Add(0, uint8(0), false, uint8(0), []byte("denied\n"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("\xff\xfe\u212A\u017F timeout"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("HTTP 403: API rate limit exceeded for 203.0.113.7. (https://api.github.com/)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("WARNING: connection reset, retrying\nTraceback (most recent call last):\nurllib.error.HTTPError: HTTP Error 404: Not Found"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error: connect ECONNREFUSED 127.0.0.1:5432\n  code: 'ECONNREFUSED',\nNode.js v20"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Exception in thread \"main\" java.lang.RuntimeException: x\nCaused by: java.net.ConnectException: Connection refused"))
+	f.Add(2, uint8(0), false, uint8(0), []byte("psql: error: connection to server at \"db\" failed: FATAL:  password authentication failed for user \"app\""))
+	f.Add(4, uint8(0), false, uint8(0), []byte("fatal: [web1]: UNREACHABLE! => {\"msg\": \"Connection timed out\"}"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {
 		names = append(names, p.Name)
 	}
-	plain, err := New(Config{Presets: names})
+	plain, err := New(Config{Presets: names, Signatures: true})
 	require.NoError(f, err)
 	user := newClassifier(f, rules{
 		retryIf: []string{"(?i)timeout", `5\d\d`}, stopIf: []string{"denied"},
 		retryAfter: []string{`wait (\S+)`}, presets: names,
 	})
+	sigs, err := New(Config{Signatures: true})
+	require.NoError(f, err)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, code int, sig uint8, timedOut bool, start uint8, output []byte) {
 		e := Exit{
@@ -83,7 +91,7 @@ func FuzzClassify(f *testing.F) {
 			TimedOut: timedOut,
 			Start:    Start(start % 4),
 		}
-		for _, c := range []*Classifier{plain, user} {
+		for _, c := range []*Classifier{plain, user, sigs} {
 			s := c.NewScan()
 			for line := range bytes.SplitSeq(output, []byte("\n")) {
 				s.Line(line)
@@ -122,8 +130,9 @@ func checkVerdict(t *testing.T, e Exit, v Verdict) {
 func checkPrefilter(t *testing.T, c *Classifier, line []byte) {
 	t.Helper()
 	folded := foldLine(nil, line)
-	for i := range c.matchers {
-		m := &c.matchers[i]
+	matchers := c.compiled().matchers
+	for i := range matchers {
+		m := &matchers[i]
 		if m.re.Match(line) {
 			assert.True(t, m.mayMatch(line, folded, gramsOf(line), gramsOf(folded)), "pattern %q rejected matching line %q", m.re.String(), line)
 		}

@@ -42,7 +42,7 @@ func newMultiSearch(needles [][]byte) *multiSearch {
 		}
 		best, score := 0, -1
 		for i := 0; i+1 < len(n); i++ {
-			if s := rarity(n[i]) + rarity(n[i+1]); s > score {
+			if s := pairRarity(n[i], n[i+1]); s > score {
 				best, score = i, s
 			}
 		}
@@ -76,6 +76,33 @@ func rarity(b byte) int {
 	return 3
 }
 
+// commonPairs are the byte pairs of lower-case letters most frequent in
+// English text and in log lines (log, debug, info, warn, error, config,
+// request, status, time), most frequent first.
+const commonPairs = "th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc tw ft wn nu af hu nn eo vo rv nf xp gn sm fl iz ok nl my gl aw ju oa eq sy sl ps jo lf nv je nk kn gs dy hy ze ks xt bs ik dd cy rp sk xi oe oy ws lv dl rf eu dg wr xa yi nm eb rb tm xc eh tc gy ja hn yp za"
+
+// pairRarity scores how seldom the pair a, b appears in programs' output,
+// higher for rarer: a pair with a byte that is not a lower-case letter
+// scores by rarity, far above any pair of lower-case letters, and a pair
+// of lower-case letters by its place in commonPairs, the least frequent
+// highest and one not listed highest of all. A space or line end with a
+// letter is as common as a pair gets.
+func pairRarity(a, b byte) int {
+	lower := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	switch {
+	case a == ' ' || b == ' ' || a == '\n' || b == '\n':
+		return 0
+	case !lower(a) || !lower(b):
+		return 1000 + rarity(a) + rarity(b)
+	}
+	for i := 0; i+1 < len(commonPairs); i += 3 {
+		if commonPairs[i] == a && commonPairs[i+1] == b {
+			return 1 + i/3
+		}
+	}
+	return 999
+}
+
 // in reports whether text contains any of the needles.
 func (m *multiSearch) in(text []byte) bool {
 	for _, b := range m.single {
@@ -101,4 +128,58 @@ func (m *multiSearch) in(text []byte) bool {
 		}
 	}
 	return false
+}
+
+// The two letters outside ASCII that foldLine folds to ASCII ones.
+var (
+	kelvinSign = []byte("\u212A")
+	longS      = []byte("\u017F")
+)
+
+// inFolded reports whether text, folded as foldLine folds it, contains any
+// of the needles, which are folded already. It lowers ASCII letters as it
+// goes instead of folding text into a copy; only text that holds one of
+// the two letters outside ASCII that fold to ASCII ones is copied.
+func (m *multiSearch) inFolded(text []byte) bool {
+	if bytes.Contains(text, kelvinSign) || bytes.Contains(text, longS) {
+		return m.in(foldLine(nil, text))
+	}
+	for _, b := range m.single {
+		if bytes.IndexByte(text, b) >= 0 || (b >= 'a' && b <= 'z' && bytes.IndexByte(text, b-'a'+'A') >= 0) {
+			return true
+		}
+	}
+	if len(m.at) == 0 || len(text) < 2 {
+		return false
+	}
+	prev := uint16(lowerASCII(text[0]))
+	for i := 1; i < len(text); i++ {
+		c := uint16(lowerASCII(text[i]))
+		pair := prev<<8 | c
+		prev = c
+		if m.anchors[pair/64]&(1<<(pair%64)) == 0 {
+			continue
+		}
+		for _, a := range m.at[m.group[pair]-1] {
+			start := i - 1 - a.offset
+			if start >= 0 && hasFoldedPrefix(text[start:], a.needle) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasFoldedPrefix reports whether text, with its ASCII letters lowered,
+// begins with needle.
+func hasFoldedPrefix(text, needle []byte) bool {
+	if len(text) < len(needle) {
+		return false
+	}
+	for i, b := range needle {
+		if lowerASCII(text[i]) != b {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMultiSearchFindsAnyNeedleLikeSearchingEachInTurn(t *testing.T) {
@@ -65,22 +66,61 @@ func TestMayMatchNeverRulesOutALineThatMatches(t *testing.T) {
 }
 
 func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
-	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x"} {
+	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x",
+		"HTTP 404: Not Found", "status code: 401", "RATE LIMIT exceeded", "Toomanyrequests: Rate exceeded", "ModuleNotFoundError: No module named 'x'", "ta\u212Aen"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git"}})
+	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git"}, Signatures: true})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		for i := range c.matchers {
-			if c.matchers[i].re.MatchString(line) && !c.MayMatch([]byte(line)) {
-				t.Fatalf("MayMatch ruled out %q, which %q matches", line, c.matchers[i].re)
+		matchers := c.compiled().matchers
+		for i := range matchers {
+			if matchers[i].re.MatchString(line) && !c.MayMatch([]byte(line)) {
+				t.Fatalf("MayMatch ruled out %q, which %q matches", line, matchers[i].re)
 			}
 		}
 	})
+}
+
+func TestInFoldedAgreesWithSearchingTheFoldedCopy(t *testing.T) {
+	t.Parallel()
+	needles := [][]byte{[]byte("timed out"), []byte("x"), []byte("rate limit"), []byte("sk"), []byte("é")}
+	m := newMultiSearch(needles)
+	for _, text := range []string{
+		"", "X", "Operation TIMED OUT after 30s", "Rate Limit exceeded", "no match here", "ta\u212Aen", "a\u017Fk", "ÉCOLE", "é",
+		"SK", "s", "tImEd Ou", "line one\\nRATE LIMIT\\n",
+	} {
+		assert.Equal(t, m.in(foldLine(nil, []byte(text))), m.inFolded([]byte(text)), "%q", text)
+	}
+}
+
+func TestSignaturePrefiltersKeepEveryFormOfAStatus(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	l := c.compiled()
+	lines := []string{
+		"HTTP 404: Not Found", "HTTP/1.1 503 Service Unavailable", "urllib.error.HTTPError: HTTP Error 401: Unauthorized",
+		"status code: 401", "StatusCode: 403", "status=404", `"status": 429`, "403 Client Error: Forbidden", "502 Server Error",
+		"code=404", "googleapi: Error 403: denied", "The requested URL returned error: 410", "response code 404",
+		"HTTPError 503: x", "ServiceException: 401 Anonymous", "401 (Unauthorized)", "500 (Internal Server Error)",
+		"410 Gone", "504 Gateway Time-out",
+	}
+	for _, line := range lines {
+		matched := false
+		for _, m := range l.matchers {
+			if m.re.MatchString(line) {
+				matched = true
+				assert.True(t, m.mayMatch([]byte(line), foldLine(nil, []byte(line)), nil, nil), "the prefilter of %q rejects %q", m.re, line)
+			}
+		}
+		assert.True(t, matched, "no signature matches %q", line)
+		assert.True(t, c.MayMatch([]byte(line)), line)
+	}
 }

@@ -53,7 +53,7 @@ func CompilePatterns(patterns []string) ([]*regexp.Regexp, error) {
 // MaxPatternSize is the most instructions a user's pattern may compile to.
 // RE2 matches a line in time proportional to the line's length times the
 // program's size, so a huge program (a{1000} nested in repeats) would make
-// scanning one line take seconds. Every preset pattern is under 500. A
+// scanning one line take seconds. Every built-in pattern is under 800. A
 // plain literal, found by a substring search, has no such cost and no cap.
 const MaxPatternSize = 2000
 
@@ -166,6 +166,15 @@ func newMatcher(re *regexp.Regexp) matcher {
 		}
 	}
 	return m
+}
+
+// exactLiterals makes case-sensitive prefilter literals of ss.
+func exactLiterals(ss []string) []literal {
+	lits := make([]literal, len(ss))
+	for i, s := range ss {
+		lits[i] = literal{s: s, b: []byte(s), grams: literalGrams(s)}
+	}
+	return lits
 }
 
 // mayMatch reports whether line (and folded, its lower-case form, when

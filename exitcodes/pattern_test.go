@@ -2,7 +2,9 @@ package exitcodes
 
 import (
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -91,7 +93,7 @@ func TestGramSetRejectsLiteralsTheLineLacks(t *testing.T) {
 
 func TestEveryPresetPatternFitsTheSizeCap(t *testing.T) {
 	t.Parallel()
-	for _, info := range Presets() {
+	for _, info := range append(Presets(), SignatureInfo()) {
 		rows, err := PresetRules(info.Name)
 		require.NoError(t, err)
 		for _, r := range rows {
@@ -101,4 +103,18 @@ func TestEveryPresetPatternFitsTheSizeCap(t *testing.T) {
 			assert.LessOrEqual(t, programSize(r.Match), MaxPatternSize, "%s preset: %s", info.Name, r.Match)
 		}
 	}
+}
+
+func TestALongLineOfKeywordsIsScannedInBoundedTime(t *testing.T) {
+	t.Parallel()
+	// The runner cuts lines at 64 KiB. A line that is all keywords runs
+	// every pattern's regexp over all of it: with every preset and the
+	// signatures this took about 150 ms on the 2-core machine.
+	c, err := New(Config{Presets: allPresetNames(), Signatures: true})
+	require.NoError(t, err)
+	c.NewScan().Line([]byte("compile the patterns first"))
+	line := []byte(strings.Repeat("HTTP Error status code: panic Cannot find module 'a' connection ", 64<<10/64))
+	start := time.Now()
+	c.NewScan().Line(line)
+	assert.Less(t, time.Since(start), 10*time.Second)
 }

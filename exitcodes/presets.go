@@ -33,7 +33,9 @@ type presetDef struct {
 	name     string
 	desc     string
 	programs []string
-	rules    []ruleDef
+	// rules lays out the preset's rules; a function, so that the table
+	// costs nothing until a preset is used.
+	rules func() []ruleDef
 }
 
 // ruleDef is one preset rule: class applies when the exit status is in exit
@@ -83,22 +85,21 @@ func commonHints() []hintDef {
 // presetTable returns every preset. It builds the table afresh on each
 // call: there is no package-level state.
 func presetTable() []presetDef {
-	ssh := sshRules()
-	return []presetDef{
-		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules()},
-		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules()},
-		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules()},
-		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: append(ssh.stop, ssh.retry...)},
-		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: rsyncRules(ssh)},
-		{name: "apt", desc: "apt, apt-get and dpkg: locks, mirrors and the network vs missing packages", programs: []string{"apt", "apt-get", "aptitude", "dpkg"}, rules: aptRules()},
-		{name: "docker", desc: "docker and podman: registry and daemon failures vs auth and bad references", programs: []string{"docker", "docker-compose", "podman", "nerdctl"}, rules: dockerRules()},
-		{name: "npm", desc: "npm, yarn and pnpm: registry and network failures vs missing packages", programs: []string{"npm", "yarn", "pnpm"}, rules: npmRules()},
-		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules()},
-		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules()},
-		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules()},
-		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules()},
-		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules()},
-	}
+	return append([]presetDef{
+		{name: "curl", desc: "curl: exit codes from curl(1) EXIT CODES, HTTP status from --fail", programs: []string{"curl"}, rules: curlRules},
+		{name: "wget", desc: "GNU Wget: its exit statuses 1-8, server errors by status; BusyBox wget by its messages", programs: []string{"wget"}, rules: wgetRules},
+		{name: "git", desc: "git: network, remote and lock failures vs auth, missing repos and usage", programs: []string{"git"}, rules: gitRules},
+		{name: "ssh", desc: "OpenSSH ssh, scp and sftp: connection failures vs auth and host keys", programs: []string{"ssh", "scp", "sftp"}, rules: func() []ruleDef { ssh := sshRules(); return append(ssh.stop, ssh.retry...) }},
+		{name: "rsync", desc: "rsync: exit values from rsync(1), and its ssh transport", programs: []string{"rsync"}, rules: func() []ruleDef { return rsyncRules(sshRules()) }},
+		{name: "apt", desc: "apt, apt-get and dpkg: locks, mirrors and the network vs missing packages", programs: []string{"apt", "apt-get", "aptitude", "dpkg"}, rules: aptRules},
+		{name: "docker", desc: "docker and podman: registry and daemon failures vs auth and bad references", programs: []string{"docker", "docker-compose", "podman", "nerdctl"}, rules: dockerRules},
+		{name: "npm", desc: "npm, yarn and pnpm: registry and network failures vs missing packages", programs: []string{"npm", "yarn", "pnpm"}, rules: npmRules},
+		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules},
+		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules},
+		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules},
+		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules},
+		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules},
+	}, moreTools()...)
 }
 
 // findPreset looks a preset up by name.
@@ -136,16 +137,40 @@ func Presets() []PresetInfo {
 	return out
 }
 
+// SignaturesName is the name `retry presets` lists the cross-tool
+// signatures under.
+const SignaturesName = "signatures"
+
+// SignatureInfo describes the cross-tool signatures as PresetRules and
+// Presets describe a preset; they apply to every program.
+func SignatureInfo() PresetInfo {
+	return PresetInfo{
+		Name:        SignaturesName,
+		Description: "every program, after its preset: HTTP 4xx/5xx wording, refused credentials, untrusted certificates, missing packages, usage and compile errors vs connection failures, timeouts, rate limits; tracebacks judged from their last error",
+		Programs:    []string{"*"},
+	}
+}
+
 // PresetRules returns the rules of the named preset in the order they are
-// tried, then its wait patterns, as rows for `retry presets NAME`.
+// tried, then its wait patterns, as rows for `retry presets NAME`. NAME
+// may also be a program a preset covers ("helm" gives the kubectl
+// preset), or "signatures" for the cross-tool signatures.
 func PresetRules(name string) ([]RuleRow, error) {
+	if name == SignaturesName {
+		return signatureRows(), nil
+	}
 	table := presetTable()
 	p, ok := findPreset(table, name)
 	if !ok {
-		return nil, unknownPreset(table, name)
+		if byProgram, found := DetectPreset([]string{name}); found {
+			p, ok = findPreset(table, byProgram)
+		}
+	}
+	if !ok {
+		return nil, fmt.Errorf("unknown preset %q: want one of %s, a program a preset covers such as helm, or %s", shorten(name, 40), strings.Join(presetNames(table), ", "), SignaturesName)
 	}
 	var rows []RuleRow
-	for _, r := range p.rules {
+	for _, r := range p.rules() {
 		exit := r.exit
 		if exit == "" {
 			exit = "any"
@@ -156,6 +181,29 @@ func PresetRules(name string) ([]RuleRow, error) {
 		rows = append(rows, RuleRow{Class: "hint", Exit: "any", Match: h.match, Description: h.desc})
 	}
 	return rows, nil
+}
+
+// signatureRows lists the signatures: Class is "terminal" or "transient",
+// "terminal" with a description starting "sure:" for those that beat a
+// transient signature, and "last-error" for the lines a runtime reports
+// the error that ended the program with.
+func signatureRows() []RuleRow {
+	var rows []RuleRow
+	for _, d := range signatureTable() {
+		row := RuleRow{Exit: "any", Match: d.match, Description: d.desc}
+		switch d.tier {
+		case sigStopSure:
+			row.Class, row.Description = "terminal", "sure: "+d.desc
+		case sigRetry:
+			row.Class = "transient"
+		case sigStop:
+			row.Class = "terminal"
+		case sigDeath:
+			row.Class = "last-error"
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // SelectPresets reads a --preset value for the command argv: "auto" picks
@@ -191,6 +239,13 @@ func SelectPresets(list string, argv []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// SignaturesFor reads a --preset value and reports whether the cross-tool
+// signatures apply with it: always, except with "none", which turns every
+// built-in rule off.
+func SignaturesFor(list string) bool {
+	return strings.ToLower(strings.TrimSpace(list)) != "none"
 }
 
 // curlRules are from curl(1), EXIT CODES, and the messages curl prints as
@@ -249,9 +304,9 @@ func gitRules() []ruleDef {
 		stopOn("", `SSL certificate problem|server certificate verification failed|certificate verify failed`, "the server's certificate is not trusted"),
 		stopOn("", `Authentication failed for|Invalid username or (?:password|token)|Support for password authentication was removed|could not read (?:Username|Password) for`, "credentials missing or refused"),
 		stopOn("", `Permission denied \(publickey|Host key verification failed|Permission to \S+ denied`, "ssh key or host key refused"),
-		stopOn("", `Repository not found|repository '.*' not found|does not appear to be a git repository|not a git repository`, "no such repository"),
+		stopOn("", `Repository not found|repository '.*' (?:not found|does not exist)|does not appear to be a git repository|not a git repository|cannot change to '|No such remote '`, "no such repository, remote or -C directory"),
 		stopOn("", `returned error: `+httpStop+`\b|RPC failed; HTTP `+httpStop+`\b`, "HTTP 4xx other than 408 and 429, or 501, 505"),
-		stopOn("", `pathspec '.*' did not match|couldn't find remote ref|src refspec .* does not match any|unknown revision or path|ambiguous argument|invalid reference: `, "no such revision, ref or path"),
+		stopOn("", `pathspec '.*' did not match|couldn't find remote ref|Remote branch .* not found in upstream|Needed a single revision|Not a valid object name|src refspec .* does not match any|unknown revision or path|ambiguous argument|invalid reference: `, "no such revision, ref or path"),
 		stopOn("", `! \[rejected\]|\[remote rejected\] .*(?:hook declined|protected branch|denied)`, "push rejected: fetch first, or a hook refused it"),
 		stopOn("", `CONFLICT \(|Merge conflict in|would be overwritten by|refusing to merge unrelated histories|Not possible to fast-forward`, "the work tree needs a person"),
 		stopOn("", `already exists and is not an empty directory|No space left on device`, "the destination is not usable"),

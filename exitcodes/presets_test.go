@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,37 @@ func TestEveryPresetCompilesAndDescribesItself(t *testing.T) {
 		assert.NotEmpty(t, p.Description, p.Name)
 		assert.NotEmpty(t, p.Programs, p.Name)
 	}
-	c, err := New(Config{Presets: names})
+	c, err := New(Config{Presets: names, Signatures: true})
 	require.NoError(t, err)
 	assert.Equal(t, names, c.Presets())
+	// Laying out the rules parses every exit list, and compiling them
+	// compiles every pattern: both panic on a bad constant.
+	l := c.compiled()
+	for _, m := range l.matchers {
+		assert.NotNil(t, m.need, "pattern %q requires no literal, so every line would go to the regexp", m.re)
+	}
+	assert.False(t, l.anyLine, "every built-in pattern has a literal prefilter")
+}
+
+func TestBuiltInRulesAreLaidOutOnlyWhenNeeded(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Presets: allPresetNames(), Signatures: true})
+	require.NoError(t, err)
+	assert.True(t, c.NeedsOutput())
+	v := c.Classify(Exit{Code: 0}, c.NewScan(), time.Time{})
+	assert.Equal(t, Success, v.Class)
+	assert.Nil(t, c.lazy.sources, "a silent success lays out no rule")
+	assert.Nil(t, c.lazy.matchers)
+
+	v = c.Classify(Exit{Code: 3}, c.NewScan(), time.Time{})
+	assert.Equal(t, Terminal, v.Class, "az's exit 3 decides without output")
+	assert.NotNil(t, c.lazy.sources, "a failure lays the rules out")
+	assert.Nil(t, c.lazy.matchers, "but compiles no pattern while nothing was printed")
+
+	s := c.NewScan()
+	s.Line([]byte("HTTP 404: Not Found"))
+	assert.NotNil(t, c.lazy.matchers, "the first line compiles them")
+	assert.Equal(t, Terminal, c.Classify(Exit{Code: 1}, s, time.Time{}).Class)
 }
 
 func TestPresetRulesListsEveryRuleThenTheHints(t *testing.T) {
@@ -60,7 +89,42 @@ func TestPresetRulesRejectsAnUnknownName(t *testing.T) {
 	t.Parallel()
 	_, err := PresetRules("nope")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown preset "nope": want auto, none or one of curl,`)
+	assert.Contains(t, err.Error(), `unknown preset "nope": want one of curl,`)
+	assert.Contains(t, err.Error(), `a program a preset covers such as helm, or signatures`)
+}
+
+func TestPresetRulesAcceptsAProgramThatAPresetCovers(t *testing.T) {
+	t.Parallel()
+	byName, err := PresetRules("kubectl")
+	require.NoError(t, err)
+	for _, program := range []string{"helm", "/usr/local/bin/helm", "pip3.12"} {
+		rows, err := PresetRules(program)
+		require.NoError(t, err, program)
+		require.NotEmpty(t, rows, program)
+		if program != "pip3.12" {
+			assert.Equal(t, byName, rows, program)
+		}
+	}
+}
+
+func TestPresetRulesListsTheSignatures(t *testing.T) {
+	t.Parallel()
+	rows, err := PresetRules(SignaturesName)
+	require.NoError(t, err)
+	require.Len(t, rows, len(signatureTable()))
+	classes := map[string]int{}
+	for _, r := range rows {
+		classes[r.Class]++
+		assert.Equal(t, "any", r.Exit)
+		assert.NotEmpty(t, r.Description)
+		_, err := regexp.Compile(r.Match)
+		assert.NoError(t, err, r.Match)
+	}
+	for _, want := range []string{"terminal", "transient", "last-error"} {
+		assert.NotZero(t, classes[want], want)
+	}
+	_, clash := findPreset(presetTable(), SignaturesName)
+	assert.False(t, clash, "no preset may be named like the signatures")
 }
 
 func TestPresetsHaveDistinctNamesAndPrograms(t *testing.T) {

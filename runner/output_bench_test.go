@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkScannedCopy measures the copy of one output stream through a
-// pipe while 20 patterns scan it, the cost a scanned attempt adds.
+// pipe while 20 patterns, the signatures, or every preset and the
+// signatures scan it: the cost a scanned attempt adds.
 func BenchmarkScannedCopy(b *testing.B) {
 	res, err := exitcodes.CompilePatterns([]string{"connection reset", "timed out", "ECONNREFUSED", "503 Service", "TLS handshake timeout",
 		"i/o timeout", "unexpected EOF", "temporarily unavailable", "try again", "rate limit",
@@ -31,6 +32,23 @@ func BenchmarkScannedCopy(b *testing.B) {
 			name = "20-patterns"
 		}
 		b.Run(name, func(b *testing.B) { copyThrough(b, block, c, scanned) })
+	}
+	var names []string
+	for _, p := range exitcodes.Presets() {
+		names = append(names, p.Name)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  exitcodes.Config
+	}{
+		{"signatures", exitcodes.Config{Signatures: true}},
+		{"every-preset-and-signatures", exitcodes.Config{Presets: names, Signatures: true}},
+	} {
+		c, err := exitcodes.New(tc.cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) { copyThrough(b, block, c, true) })
 	}
 }
 

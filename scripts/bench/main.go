@@ -39,6 +39,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"retry/exitcodes"
 )
 
 func main() {
@@ -148,6 +150,7 @@ func (b *bench) startup(runs int) {
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
 		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
+		{"`retry --preset none -- true` (no stderr pipe)", [][]string{{b.retry, "--preset", "none", "--", "true"}}},
 	}
 	if b.deps != "" { // beside retry, just before it
 		last := len(variants) - 1
@@ -186,6 +189,15 @@ func (b *bench) startup(runs int) {
 	fmt.Println()
 }
 
+// allPresets is the --preset value naming every preset.
+func allPresets() string {
+	var names []string
+	for _, p := range exitcodes.Presets() {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ",")
+}
+
 // patterns are 20 output rules such as a user would give.
 func patterns() []string {
 	words := []string{"connection reset", "timed out", "ECONNREFUSED", "503 Service", "TLS handshake timeout",
@@ -215,6 +227,8 @@ func (b *bench) passThrough(n int64) {
 			{"direct (the writer alone)", writer(stream)},
 			{"retry, no patterns", append([]string{b.retry, "--preset", "none", "--"}, writer(stream)...)},
 			{"retry, 20 patterns", append(append(append([]string{b.retry}, patterns()...), "--match-stdout", "--"), writer(stream)...)},
+			{"retry, the signatures (any program's default)", append([]string{b.retry, "--"}, writer(stream)...)},
+			{"retry, every preset and the signatures", append([]string{b.retry, "--preset", allPresets(), "--"}, writer(stream)...)},
 		}
 		if stream == "stdout" {
 			// A retry may follow the first of 5 attempts, so its stdout

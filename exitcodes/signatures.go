@@ -1,0 +1,113 @@
+package exitcodes
+
+// Cross-tool signatures: failure messages that mean the same thing
+// whatever program printed them (an HTTP 404, refused credentials, a
+// refused connection, a rate limit, a Python traceback ending in
+// ModuleNotFoundError). They judge failures that neither the user's rules
+// nor a preset decided, before the default table's "any other failure is
+// transient".
+//
+// Precision comes first: a transient failure taken as terminal fails a
+// pipeline, while a terminal one retried costs seconds. So a transient
+// signature beats a terminal one, except the few terminal signatures that
+// are specific enough to stand whatever else was printed (a certificate
+// not trusted, a password refused, a module missing); and every signature
+// is anchored on the words around a status code, never on a bare number.
+
+// sigTier says how a signature takes part in a verdict.
+type sigTier int
+
+const (
+	// sigStopSure is terminal and beats any transient signature.
+	sigStopSure sigTier = iota + 1
+	// sigRetry is transient and beats sigStop.
+	sigRetry
+	// sigStop is terminal unless a transient signature matched too.
+	sigStop
+	// sigDeath marks the line where a runtime reported the error that
+	// ended the program (a Python exception, a Java "Exception in
+	// thread", a Node.js "Error: "): the output from the last such line
+	// on is judged first, so a script that logged a retried "connection
+	// reset" and then died of an HTTP 404 is terminal.
+	sigDeath
+)
+
+// sigDef is one signature. need, when set, lists literals of which every
+// match contains one: a sharper prefilter than those found in match (the
+// status codes rather than "ode" or "tatus"), so that lines that merely
+// say "status" or "code" skip the regexp.
+type sigDef struct {
+	tier  sigTier
+	match string
+	desc  string
+	need  []string
+}
+
+// httpStopCodes and httpRetryCodes are the status codes as literals, for
+// sigDef.need.
+func httpStopCodes() []string {
+	return []string{"400", "401", "403", "404", "405", "409", "410", "422"}
+}
+
+func httpRetryCodes() []string { return []string{"429", "500", "502", "503", "504"} }
+
+// HTTP status fragments for signatures: the terminal statuses the issue
+// of a 4xx names (the others are rarer and left to the default), and the
+// transient ones.
+const (
+	sigHTTPStop  = `(?:40[01345]|409|410|422)`
+	sigHTTPRetry = `(?:429|50[0234])`
+)
+
+// httpForms returns the textual forms a status takes in programs' output,
+// each anchored on the words around the code: "HTTP 404", "HTTP/1.1 404",
+// "HTTP Error 404", "status code: 401", "StatusCode: 403", "status=404",
+// "403 Client Error", "code=404", "googleapi: Error 404:", "returned
+// error: 404".
+func httpForms(codes string) string {
+	return `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` + codes + `\b` +
+		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` + codes + `\b` +
+		`|\b` + codes + ` (?:Client|Server) Error\b` +
+		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` + codes + `\b` +
+		`|\bError ` + codes + `:` +
+		`|\bHTTPError:? ` + codes + `\b` +
+		`|[a-z](?:Exception|Error): ` + codes + `\b` +
+		`|returned error: ` + codes + `\b` +
+		`|\bresponse (?:code|status) ` + codes + `\b`
+}
+
+// signatureTable returns the signatures, in the order `retry presets
+// signatures` lists them. It builds the table afresh on each call.
+func signatureTable() []sigDef {
+	return []sigDef{
+		// Terminal, whatever else was printed.
+		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", nil},
+		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError`, "a module or class the program needs is missing", nil},
+
+		// Transient.
+		{sigRetry, `[Cc]onnection (?:refused|reset|timed out|aborted)|CONNECTION_REFUSED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|socket hang up|[Nn]o route to host|[Nn]etwork is unreachable|[Cc]onnection (?:closed by|was closed|lost|unexpectedly closed)|closed the connection unexpectedly|[Ss]erver closed the connection|unexpected EOF|http2: server sent GOAWAY`, "the connection failed or was cut", nil},
+		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould not resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError`, "name resolution failed", nil},
+		{sigRetry, `i/o timeout|TLS handshake timeout|[Hh]andshake timed out|[Dd]eadline exceeded|DEADLINE_EXCEEDED|Client\.Timeout exceeded|[Tt]imed out|[Tt]imeout (?:exceeded|expired|reached|waiting)|SocketTimeoutException|ReadTimeout|ConnectTimeout|TimeoutError|socket\.timeout`, "a timeout", nil},
+		{sigRetry, `(?:ConnectException|SocketException|NoRouteToHostException|HttpRetryException|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|BrokenPipeError|NewConnectionError|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|ProtocolError)\b|requests\.exceptions\.ConnectionError|Max retries exceeded with url`, "a runtime's network exception", nil},
+		{sigRetry, httpForms(sigHTTPRetry) + `|\b(?:429 Too Many Requests|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|\b(?:429|50[0234]) \((?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\)`, "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
+		{sigRetry, `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b`, "gRPC: unavailable, deadline exceeded, exhausted or aborted", nil},
+		{sigRetry, `[Rr]ate[ -]?[Ll]imit|RATE_LIMIT|[Tt]hrottl|THROTTL|[Tt]oo [Mm]any [Rr]equests|TOO_MANY_REQUESTS|SlowDown|[Ss]low down`, "rate limited", nil},
+		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only`, "the service is unavailable for now", nil},
+		{sigRetry, `database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|[Tt]oo many connections|[Dd]eadlock (?:found|detected)|could not serialize access|[Ll]ock wait timeout|MySQL server has gone away|Lost connection to (?:MySQL|server)|Can't connect to (?:local )?MySQL server|could not connect to server|[Ii]s the (?:server|[Dd]ocker daemon) running|remaining connection slots are reserved`, "the database is not ready or busy", nil},
+
+		// Terminal unless something transient was printed too.
+		{sigStop, httpForms(sigHTTPStop) + `|\b(?:400 Bad Request|401 Unauthorized|403 Forbidden|404 Not Found|405 Method Not Allowed|409 Conflict|410 Gone|422 Unprocessable Entity)\b|\b(?:400|401|403|404|409|410|422) \((?:Bad Request|Unauthorized|Forbidden|Not Found|Conflict|Gone|Unprocessable Entity)\)`, "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},
+		{sigStop, `code = (?:PermissionDenied|Unauthenticated|NotFound|InvalidArgument|AlreadyExists|Unimplemented|OutOfRange)\b`, "gRPC: refused, not found or invalid", nil},
+		{sigStop, `(?:must|need to) be (?:authenticated|logged in)|[Nn]ot authenticated|\b[Uu]nauthorized\b|\bUNAUTHENTICATED\b|\bPERMISSION_DENIED\b|\b[Nn]ot authorized\b|\b[Aa]ccess [Dd]enied\b|\b[Aa]ccess [Ff]orbidden\b|\bForbidden\b|[Pp]ermission denied|[Aa]uthentication required|[Nn]ot logged in|must be logged in|[Aa]uthorization failed|AuthorizationFailed|AccessDenied`, "authentication or authorization refused", nil},
+		{sigStop, `[Nn]o such package|[Nn]o matching version|[Nn]o matching distribution|[Cc]ould not find artifact|[Mm]odule not found|[Pp]ackage not found|[Cc]ould not find a version that satisfies|[Uu]nable to find a match|[Nn]o package .* available|[Nn]o match for argument|[Cc]ould not find gem|[Cc]ould not find (?:a )?(?:package|module|crate)|[Nn]o (?:matching )?package named|not found in (?:the )?(?:registry|repository|index)|[Mm]anifest unknown|[Uu]nknown revision|[Ii]nvalid version|\bdoes not exist\b|[Cc]ould not be found|\bwas not found\b|\b[Nn]ot found: |[Rr]epository not found|\b(?:[Pp]roject|[Rr]elease|[Pp]ackage|[Aa]rtifact|[Ii]mage|[Bb]ucket|[Oo]bject|[Rr]esource|[Mm]odule|[Cc]hart|[Tt]ag|[Vv]ersion|[Bb]ranch|[Uu]ser|[Oo]rganization|[Ww]orkspace|[Ss]ecret|[Tt]able|[Dd]atabase|[Nn]amespace|[Aa]pp|[Aa]pplication|[Cc]ollection|[Ff]ormula|[Cc]rate|[Gg]em) not found\b|(?:\b|[a-z])NotFound\b|\bNOT_FOUND\b|[Nn]o such (?:bucket|key|image|container|object|repository|remote|table)`, "no such package, version, artifact or object", nil},
+		{sigStop, `SyntaxError: |IndentationError: |TabError: |NameError: |\berror\[E[0-9]{4}\]|[Cc]ould not compile|COMPILATION ERROR|[Cc]ompilation failed|\berror (?:CS|TS|FS|BC)[0-9]{4}:|cannot find symbol|undefined reference to|[Ss]yntax error`, "compile, syntax or parse error", nil},
+		{sigStop, `[Uu]nknown (?:command|subcommand|option|flag|shorthand flag|argument)|[Uu]nrecognized (?:option|arguments?|command)|[Ii]nvalid (?:option|choice)|[Nn]o such (?:option|command|subcommand)|flag provided but not defined|the following arguments are required|unexpected argument|[Uu]nknown lifecycle phase|: command not found|is not a [a-z-]+ command|[Uu]nknown (?:key|field|property)\b|^[Uu]sage: [\w./-]+ (?:\[|<|-{1,2}\w|[A-Z]+\b)`, "usage error: unknown command or option", nil},
+
+		// Where a runtime reported the error that ended the program.
+		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
+		{sigDeath, `^(?:Exception in thread "[^"]*" |Caused by: )(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b`, "Java: the uncaught exception or its cause", nil},
+		{sigDeath, `^(?:Uncaught )?(?:[A-Z][A-Za-z]*)?Error(?: \[[A-Z_]+\])?: `, "Node.js and others: the error that ended the program", nil},
+		{sigDeath, `^(?:panic|fatal error): `, "Go: a panic or fatal error", nil},
+	}
+}
