@@ -78,7 +78,7 @@ func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 		switch args[0] {
 		case "plan":
 			at = 1
-		case "version", "completion", "help", "presets", "breaker", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		case "version", "completion", "help", "presets", "breaker", "timing", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return args, nil, nil
 		}
 	}
@@ -158,7 +158,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	root.InitDefaultHelpFlag()
 	root.Flags().BoolVar(&printVersion, "version", false, "version for retry")
 	plan := newPlan(deps, &sources)
-	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), plan)
+	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), newTimingCommand(deps), plan)
 	registerCompletions(root, deps)
 	registerCompletions(plan, deps)
 	return root
@@ -197,7 +197,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
 		}
 	}
+	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
+	defer learned.close()
+	learned.apply(&cfg)
 	res := runner.Run(ctx, cfg)
+	learned.record(ctx, res)
 	outcome := report.OutcomeOf(res.Stop)
 	if _, opened := isRefusal(res.Refusal); opened {
 		outcome = report.OutcomeBreakerOpen

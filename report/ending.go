@@ -120,6 +120,10 @@ type facts struct {
 	// RetryAfterMS is the wait the command asked for (Retry-After) when the
 	// policy weighed it after this attempt, used or refused; nil otherwise.
 	RetryAfterMS *int64
+	// LimitMS and LimitFrom are the time limit the attempt ran under and
+	// what set it (timeout, deadline, learned, fallback); nil for none.
+	LimitMS   *int64
+	LimitFrom *string
 }
 
 func attemptFacts(o runner.Outcome) facts {
@@ -144,6 +148,9 @@ func attemptFacts(o runner.Outcome) facts {
 	}
 	if o.Next.Phase == policy.Hint {
 		f.RetryAfterMS = some(millis(o.Next.Bound))
+	}
+	if o.Limit.From != "" {
+		f.LimitMS, f.LimitFrom = some(millis(o.Limit.D)), some(o.Limit.From)
 	}
 	return f
 }

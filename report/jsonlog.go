@@ -50,6 +50,8 @@ type jsonAttemptEnd struct {
 	Rule        *string `json:"rule"`
 	Error       *string `json:"error"`
 	DurationMS  int64   `json:"duration_ms"`
+	LimitMS     *int64  `json:"limit_ms"`
+	LimitFrom   *string `json:"limit_from"`
 }
 
 type jsonWait struct {
@@ -95,6 +97,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 			Type: "attempt_end", Time: end, Program: l.Program, Attempt: o.Attempt, Max: e.Max,
 			ExitCode: f.ExitCode, Signal: f.Signal, TimedOut: f.TimedOut, DeadlineHit: f.DeadlineHit,
 			Class: f.Class, Rule: f.Rule, Error: f.Error, DurationMS: millis(o.Duration),
+			LimitMS: f.LimitMS, LimitFrom: f.LimitFrom,
 		})
 		if !e.Final && f.WaitMS != nil {
 			l.write(jsonWait{

@@ -63,6 +63,8 @@ type reportAttempt struct {
 	WaitMS       *int64  `json:"wait_ms"`
 	WaitPhase    *string `json:"wait_phase"`
 	RetryAfterMS *int64  `json:"retry_after_ms"`
+	LimitMS      *int64  `json:"limit_ms"`
+	LimitFrom    *string `json:"limit_from"`
 }
 
 // Write writes the report of the run that ended as e. It replaces the file
@@ -111,6 +113,7 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 			ExitCode: a.ExitCode, Signal: a.Signal, TimedOut: a.TimedOut, DeadlineHit: a.DeadlineHit,
 			Class: a.Class, Rule: a.Rule, Error: a.Error,
 			WaitMS: a.WaitMS, WaitPhase: a.WaitPhase, RetryAfterMS: a.RetryAfterMS,
+			LimitMS: a.LimitMS, LimitFrom: a.LimitFrom,
 		})
 	}
 	var b bytes.Buffer

@@ -69,7 +69,8 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("timing of %q has format version %d, newer than this retry reads (%d)", e.Key, e.Version, FormatVersion)
 }
 
-// Decode reads the record stored for key. No data is an empty record.
+// Decode reads the record stored for key, or for the key it holds when key
+// is empty (listing a store). No data is an empty record.
 // Unreadable data is an empty record and a *CorruptError; a newer format
 // is a *VersionError.
 func Decode(data []byte, key string) (Record, error) {
@@ -86,7 +87,7 @@ func Decode(data []byte, key string) (Record, error) {
 		return Record{}, &VersionError{Key: key, Version: v.Version}
 	case v.Version < 1:
 		return fresh, &CorruptError{Key: key, Err: errors.New("no format version")}
-	case v.Key != key:
+	case key != "" && v.Key != key:
 		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("holds key %q", v.Key)}
 	case v.N < 0:
 		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("sample count %d", v.N)}
@@ -107,7 +108,7 @@ func Decode(data []byte, key string) (Record, error) {
 		}
 		h.Weights[int(i)] = w
 	}
-	return Record{Key: key, Histogram: h, Updated: v.Updated}, nil
+	return Record{Key: v.Key, Histogram: h, Updated: v.Updated}, nil
 }
 
 // Observe returns the stored record data with one more sample of d taken

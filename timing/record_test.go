@@ -99,3 +99,12 @@ func TestCommandKeyHidesArgvAndSeparatesCommands(t *testing.T) {
 	assert.Regexp(t, `^command-`, CommandKey(nil, "/"))
 	assert.Regexp(t, `^x_y-`, CommandKey([]string{"x y/../x_y"}, "/"))
 }
+
+func TestDecodeWithoutAKeyTakesTheRecordsOwn(t *testing.T) {
+	t.Parallel()
+	data, err := Observe(nil, "git-123", time.Second, time.Time{})
+	require.NoError(t, err)
+	r, err := Decode(data, "")
+	require.NoError(t, err)
+	assert.Equal(t, "git-123", r.Key)
+}
