@@ -230,4 +230,3 @@ func TestTimeoutAutoWithRedisDownRunsTheCommandWithTheFallback(t *testing.T) {
 	require.Len(t, r.report.Attempts, 1)
 	assert.Equal(t, "fallback", *r.report.Attempts[0].LimitFrom)
 }
-
