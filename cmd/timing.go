@@ -162,7 +162,7 @@ func startLearning(ctx context.Context, b *breakerOptions, env []string, plan *l
 		l.failed(err)
 		return l
 	}
-	l.learned = plan.Rule.Learn(rec.Histogram)
+	l.learned = plan.Rule.Learn(rec)
 	l.cur = l.learned.Limit
 	return l
 }
@@ -195,7 +195,7 @@ func (l *learner) apply(cfg *runner.Config) {
 // attempt stopped at it; before the key is learned (or without the
 // store), the fallback, or none.
 func (l *learner) limit(_ int, last runner.Outcome) runner.Limit {
-	if last.Limit.From == limitLearned && last.Exit.TimedOut && !last.DeadlineHit {
+	if stoppedAtLearned(last) {
 		l.cur = timing.Escalate(last.Limit.D)
 	}
 	if !l.off && l.learned.Ready {
@@ -210,17 +210,39 @@ func (l *learner) limit(_ int, last runner.Outcome) runner.Limit {
 // record adds the successful attempt's duration to the key's histogram.
 // Only successes are learned: a failure's duration says nothing about how
 // long the work takes, and a hang's would teach retry to wait for hangs.
+// A run that never succeeded but was stopped at the learned limit makes
+// the next run start with the limit doubled once per stop, so a command
+// that got slower gets through even at one attempt a run.
 func (l *learner) record(ctx context.Context, res runner.Result) {
-	if l == nil || l.off || res.Stop != runner.Succeeded || ctx.Err() != nil {
+	if l == nil || l.off || ctx.Err() != nil {
 		return
 	}
-	d, key := res.Last().Duration, l.plan.Key
-	err := l.store.Update(ctx, breaker.Timing, key, timingTTL, func(old []byte) ([]byte, error) {
-		return timing.Observe(old, key, d, time.Now())
-	})
-	if err != nil {
-		l.warn("cannot record the run's duration for --timeout auto (%v)", err)
+	key := l.plan.Key
+	var update func(old []byte) ([]byte, error)
+	if res.Stop == runner.Succeeded {
+		d := res.Last().Duration
+		update = func(old []byte) ([]byte, error) { return timing.Observe(old, key, d, time.Now()) }
+	} else {
+		stops := 0
+		for _, o := range res.Attempts {
+			if stoppedAtLearned(o) {
+				stops++
+			}
+		}
+		if stops == 0 {
+			return
+		}
+		update = func(old []byte) ([]byte, error) { return timing.Stopped(old, key, stops) }
 	}
+	if err := l.store.Update(ctx, breaker.Timing, key, timingTTL, update); err != nil {
+		l.warn("cannot record the run for --timeout auto (%v)", err)
+	}
+}
+
+// stoppedAtLearned reports whether the learned limit (not the deadline)
+// stopped the attempt.
+func stoppedAtLearned(o runner.Outcome) bool {
+	return o.Limit.From == limitLearned && o.Exit.TimedOut && !o.DeadlineHit
 }
 
 // describe is the plan's line for the learned timeout, as of learned (or
@@ -244,11 +266,15 @@ func (p *learnPlan) describe(learned timing.Learned, err error) string {
 }
 
 // ruleText shows the rule at work: "3 × p99 1.4s = 4.2s", or
-// "max(3 × p99 108ms, 1s) = 1s" when the floor wins.
+// "max(3 × p99 108ms, 1s) = 1s" when the floor wins, and the doublings
+// left by runs stopped at it: "(3 × p99 1.4s) × 2 = 8.4s".
 func ruleText(r timing.Rule, l timing.Learned) string {
 	s := fmt.Sprintf("%g × p99 %s", r.Multiple, report.Duration(l.P99))
 	if float64(l.P99)*r.Multiple < float64(r.Floor) {
 		s = fmt.Sprintf("max(%s, %s)", s, report.Duration(r.Floor))
+	}
+	if l.Doublings > 0 {
+		s = fmt.Sprintf("(%s) × %d", s, 1<<l.Doublings)
 	}
 	return s + " = " + report.Duration(l.Limit)
 }
@@ -266,7 +292,7 @@ func planTimeout(ctx context.Context, o *Options, plan Plan, env []string) (stri
 			err = nil
 		}
 	}
-	learned := plan.Learn.Rule.Learn(rec.Histogram)
+	learned := plan.Learn.Rule.Learn(rec)
 	limit := plan.Learn.Fallback
 	if err == nil && learned.Ready {
 		limit = learned.Limit
@@ -276,17 +302,20 @@ func planTimeout(ctx context.Context, o *Options, plan Plan, env []string) (stri
 
 // timingStatus is `retry timing status --json`.
 type timingStatus struct {
-	Key     string     `json:"key"`
-	Runs    int64      `json:"runs"`
-	P50MS   *int64     `json:"p50_ms"`
-	P99MS   *int64     `json:"p99_ms"`
-	LimitMS *int64     `json:"limit_ms"`
-	Updated *time.Time `json:"updated"`
+	Key     string `json:"key"`
+	Runs    int64  `json:"runs"`
+	P50MS   *int64 `json:"p50_ms"`
+	P99MS   *int64 `json:"p99_ms"`
+	LimitMS *int64 `json:"limit_ms"`
+	// Doublings is how often the last runs were stopped at the learned
+	// limit without succeeding; the limit includes them.
+	Doublings int        `json:"doublings"`
+	Updated   *time.Time `json:"updated"`
 }
 
 func statusOf(r timing.Record, rule timing.Rule) timingStatus {
-	l := rule.Learn(r.Histogram)
-	s := timingStatus{Key: r.Key, Runs: l.N}
+	l := rule.Learn(r)
+	s := timingStatus{Key: r.Key, Runs: l.N, Doublings: r.Doublings}
 	ms := func(d time.Duration) *int64 { v := d.Round(time.Millisecond).Milliseconds(); return &v }
 	if l.N > 0 && len(r.Histogram.Weights) > 0 {
 		s.P50MS, s.P99MS = ms(l.P50), ms(l.P99)
@@ -302,7 +331,7 @@ func statusOf(r timing.Record, rule timing.Rule) timingStatus {
 }
 
 func writeTimingStatus(w io.Writer, r timing.Record, rule timing.Rule) {
-	l := rule.Learn(r.Histogram)
+	l := rule.Learn(r)
 	fmt.Fprintf(w, "key: %s\nruns: %d\n", r.Key, l.N)
 	if l.N == 0 || len(r.Histogram.Weights) == 0 {
 		fmt.Fprintln(w, "p50: -\np99: -")

@@ -255,3 +255,32 @@ func TestTimingStatusListAndReset(t *testing.T) {
 	assert.Equal(t, 125, r.code)
 	assert.Contains(t, r.stderr, "give one key")
 }
+
+func TestARunStoppedAtTheLearnedLimitStartsTheNextOneDoubled(t *testing.T) {
+	t.Parallel()
+	argv := []string{"/bin/sh", "-c", `[ "$HANG" = 1 ] && exec /bin/sleep 30; exit 0`}
+	key := keyHere(t, argv...)
+	state := learnedState(t, key, 20, 10*time.Millisecond)
+	report := filepath.Join(t.TempDir(), "report.json")
+	firstLimit := func() int64 {
+		t.Helper()
+		a := readLimits(t, report).Attempts[0]
+		require.NotNil(t, a.LimitMS)
+		assert.Equal(t, "learned", *a.LimitFrom)
+		return *a.LimitMS
+	}
+	args := append([]string{"--state", state, "--timeout", "auto", "-n", "1", "--report", report, "--"}, argv...)
+
+	r := runMain(t, []string{"HANG=1"}, args...)
+	assert.Equal(t, 124, r.code, r.stderr)
+	assert.Equal(t, int64(1000), firstLimit())
+
+	r = runMain(t, []string{"HANG=0"}, args...)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, int64(2000), firstLimit(), "one attempt a run: the run after a stop starts doubled")
+
+	r = runMain(t, []string{"HANG=0"}, args...)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, int64(1000), firstLimit(), "a success sets it back")
+	assert.Equal(t, int64(21+1), learnedRuns(t, state, key))
+}

@@ -19,7 +19,16 @@ type Record struct {
 	Histogram Histogram
 	// Updated is when the last sample was added.
 	Updated time.Time
+	// Doublings is how many times the next run's first limit is doubled:
+	// a run that was stopped at the learned limit and never succeeded
+	// leaves it one higher per stop, a success sets it back to 0. So a
+	// command that got slower gets through even with one attempt a run.
+	Doublings int
 }
+
+// MaxDoublings bounds Record.Doublings: a run starts at most 256 times
+// past the learned limit, however many runs in a row were stopped.
+const MaxDoublings = 8
 
 // recordV1 is version 1 of the stored record: buckets as [index, weight]
 // pairs in index order.
@@ -29,11 +38,13 @@ type recordV1 struct {
 	N       int64        `json:"n"`
 	Updated time.Time    `json:"updated,omitzero"`
 	Buckets [][2]float64 `json:"buckets"`
+	// Doublings is omitted when 0, so that records without it read alike.
+	Doublings int `json:"doublings,omitzero"`
 }
 
 // Encode renders r in the current format.
 func Encode(r Record) ([]byte, error) {
-	v := recordV1{Version: FormatVersion, Key: r.Key, N: r.Histogram.N, Updated: r.Updated.UTC(), Buckets: [][2]float64{}}
+	v := recordV1{Version: FormatVersion, Key: r.Key, N: r.Histogram.N, Updated: r.Updated.UTC(), Buckets: [][2]float64{}, Doublings: r.Doublings}
 	for i := range Buckets {
 		if w, ok := r.Histogram.Weights[i]; ok {
 			v.Buckets = append(v.Buckets, [2]float64{float64(i), w})
@@ -91,6 +102,8 @@ func Decode(data []byte, key string) (Record, error) {
 		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("holds key %q", v.Key)}
 	case v.N < 0:
 		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("sample count %d", v.N)}
+	case v.Doublings < 0 || v.Doublings > MaxDoublings:
+		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("doublings %d out of range", v.Doublings)}
 	case len(v.Buckets) > Buckets:
 		return fresh, &CorruptError{Key: key, Err: fmt.Errorf("%d buckets, at most %d expected", len(v.Buckets), Buckets)}
 	}
@@ -108,7 +121,7 @@ func Decode(data []byte, key string) (Record, error) {
 		}
 		h.Weights[int(i)] = w
 	}
-	return Record{Key: v.Key, Histogram: h, Updated: v.Updated}, nil
+	return Record{Key: v.Key, Histogram: h, Updated: v.Updated, Doublings: v.Doublings}, nil
 }
 
 // Observe returns the stored record data with one more sample of d taken
@@ -122,5 +135,19 @@ func Observe(data []byte, key string, d time.Duration, now time.Time) ([]byte, e
 	}
 	r.Histogram.Add(d)
 	r.Updated = now
+	r.Doublings = 0
+	return Encode(r)
+}
+
+// Stopped returns the stored record data after a run that never succeeded
+// and was stopped at the learned limit stops times: the next run starts
+// that many doublings further (at most MaxDoublings). A corrupt record is
+// left for the next success to replace; a newer format is refused.
+func Stopped(data []byte, key string, stops int) ([]byte, error) {
+	r, err := Decode(data, key)
+	if err != nil {
+		return nil, err
+	}
+	r.Doublings = min(r.Doublings+stops, MaxDoublings)
 	return Encode(r)
 }

@@ -50,6 +50,8 @@ func TestUnreadableRecordsStartOverWithAWarning(t *testing.T) {
 		"zero weight":    `{"version":1,"key":"k","n":1,"buckets":[[2,0]]}`,
 		"weight above n": `{"version":1,"key":"k","n":1,"buckets":[[2,5]]}`,
 		"bucket twice":   `{"version":1,"key":"k","n":2,"buckets":[[2,1],[2,1]]}`,
+		"doublings < 0":  `{"version":1,"key":"k","n":1,"buckets":[],"doublings":-1}`,
+		"doublings > 8":  `{"version":1,"key":"k","n":1,"buckets":[],"doublings":9}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, err := Decode([]byte(data), "k")

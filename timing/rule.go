@@ -32,15 +32,20 @@ type Learned struct {
 	// P50 and P99 are the median and the 99th percentile, as bucket
 	// upper bounds (see Histogram.Quantile); zero when N is 0.
 	P50, P99 time.Duration
-	// Limit is the learned limit; zero when Ready is false.
+	// Limit is the learned limit, doubled Doublings times; zero when
+	// Ready is false.
 	Limit time.Duration
+	// Doublings is the record's: how many runs in a row were stopped at
+	// the learned limit without succeeding.
+	Doublings int
 	// Ready is set when N has reached the rule's MinSamples.
 	Ready bool
 }
 
-// Learn reads h's figures and the limit the rule gives.
-func (r Rule) Learn(h Histogram) Learned {
-	l := Learned{N: h.N}
+// Learn reads the record's figures and the limit the rule gives.
+func (r Rule) Learn(rec Record) Learned {
+	h := rec.Histogram
+	l := Learned{N: h.N, Doublings: rec.Doublings}
 	l.P50, _ = h.Quantile(0.5)
 	p99, ok := h.Quantile(0.99)
 	l.P99 = p99
@@ -49,6 +54,9 @@ func (r Rule) Learn(h Histogram) Learned {
 	}
 	l.Ready = true
 	l.Limit = max(scale(p99, r.Multiple), r.Floor)
+	for range min(rec.Doublings, MaxDoublings) {
+		l.Limit = Escalate(l.Limit)
+	}
 	return l
 }
 

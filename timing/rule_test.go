@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func histogramOf(ds ...time.Duration) Histogram {
-	var h Histogram
+func recordOf(ds ...time.Duration) Record {
+	var r Record
 	for _, d := range ds {
-		h.Add(d)
+		r.Histogram.Add(d)
 	}
-	return h
+	return r
 }
 
 func repeat(d time.Duration, n int) []time.Duration {
@@ -28,12 +28,12 @@ func repeat(d time.Duration, n int) []time.Duration {
 func TestNoLearnedLimitBeforeMinSamples(t *testing.T) {
 	t.Parallel()
 	r := DefaultRule()
-	l := r.Learn(histogramOf(repeat(2*time.Second, 19)...))
+	l := r.Learn(recordOf(repeat(2*time.Second, 19)...))
 	assert.False(t, l.Ready)
 	assert.Zero(t, l.Limit)
 	assert.Equal(t, int64(19), l.N)
 	assert.Equal(t, Upper(Bucket(2*time.Second)), l.P99, "figures are shown before they are used")
-	l = r.Learn(histogramOf(repeat(2*time.Second, 20)...))
+	l = r.Learn(recordOf(repeat(2*time.Second, 20)...))
 	assert.True(t, l.Ready)
 	assert.Equal(t, 3*Upper(Bucket(2*time.Second)), l.Limit)
 }
@@ -51,7 +51,7 @@ func TestLearnedLimitIsThreeTimesP99AtLeastASecond(t *testing.T) {
 		{"a 1.4s command gets 3 × p99", 1400 * time.Millisecond, 3 * Upper(Bucket(1400*time.Millisecond))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l := r.Learn(histogramOf(repeat(tc.d, 50)...))
+			l := r.Learn(recordOf(repeat(tc.d, 50)...))
 			assert.Equal(t, tc.want, l.Limit)
 		})
 	}
@@ -64,15 +64,19 @@ func TestEscalateDoublesAndSaturates(t *testing.T) {
 	assert.Equal(t, maxDuration, Escalate(maxDuration))
 }
 
-// attempt simulates one run of a command that takes d (or hangs) under the
-// learned limit: it returns how long the run took and whether the limit
-// stopped a normal (not hung) attempt. Attempts escalate as runs do.
-func simulate(r Rule, h *Histogram, d time.Duration, hangFirst bool, attempts int) (took time.Duration, falseTimeout, ok bool) {
-	limit := r.Learn(*h).Limit
+// simulate runs a command that takes d (or whose first attempt hangs)
+// under the learned limit, as cmd does: each attempt stopped at the limit
+// doubles the next one's; a success is learned and clears the record's
+// doublings, a run that never succeeded leaves one more per stop. It
+// returns how long the run took and whether a normal attempt was stopped.
+func simulate(r Rule, rec *Record, d time.Duration, hangFirst bool, attempts int) (took time.Duration, falseTimeout, ok bool) {
+	limit := r.Learn(*rec).Limit
+	stops := 0
 	for n := 1; n <= attempts; n++ {
 		hung := hangFirst && n == 1
 		if limit > 0 && (hung || d > limit) {
 			took += limit
+			stops++
 			if !hung {
 				falseTimeout = true
 			}
@@ -82,9 +86,11 @@ func simulate(r Rule, h *Histogram, d time.Duration, hangFirst bool, attempts in
 		if hung {
 			return took + time.Hour, falseTimeout, false
 		}
-		h.Add(d)
+		rec.Histogram.Add(d)
+		rec.Doublings = 0
 		return took + d, falseTimeout, true
 	}
+	rec.Doublings = min(rec.Doublings+stops, MaxDoublings)
 	return took, falseTimeout, false
 }
 
@@ -95,7 +101,7 @@ func TestHangsAreCutNearTheFloorAndNormalRunsNeverTimeOut(t *testing.T) {
 	normal := func() time.Duration {
 		return 100*time.Millisecond + time.Duration(rnd.Int64N(int64(200*time.Millisecond)))
 	}
-	var h Histogram
+	var h Record
 	for range 30 {
 		_, falseTimeout, ok := simulate(r, &h, normal(), false, 5)
 		require.True(t, ok)
@@ -119,9 +125,9 @@ func TestACommandThatDoublesOverFiftyRunsIsNeverStopped(t *testing.T) {
 	t.Parallel()
 	r := DefaultRule()
 	for _, base := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond, 10 * time.Second, time.Hour} {
-		var h Histogram
+		var h Record
 		for range 20 {
-			h.Add(base)
+			h.Histogram.Add(base)
 		}
 		for i := range 50 {
 			d := time.Duration(float64(base) * float64(i+1) / 50 * 2)
@@ -136,9 +142,9 @@ func TestACommandThatDoublesOverFiftyRunsIsNeverStopped(t *testing.T) {
 func TestACommandThatGotFiveTimesSlowerGetsThroughAndIsLearned(t *testing.T) {
 	t.Parallel()
 	r := DefaultRule()
-	var h Histogram
+	var h Record
 	for range 100 {
-		h.Add(2 * time.Second)
+		h.Histogram.Add(2 * time.Second)
 	}
 	// 3 × p99 is about 6.5s; the command now takes 10s: the first attempt
 	// is stopped, the second (13s) gets through.
@@ -150,4 +156,52 @@ func TestACommandThatGotFiveTimesSlowerGetsThroughAndIsLearned(t *testing.T) {
 	_, falseTimeout, ok = simulate(r, &h, 10*time.Second, false, 1)
 	assert.True(t, ok)
 	assert.False(t, falseTimeout)
+}
+
+func TestWithOneAttemptARunThatGotSlowerFailsOnceThenGetsThrough(t *testing.T) {
+	t.Parallel()
+	r := DefaultRule()
+	var h Record
+	for range 100 {
+		h.Histogram.Add(2 * time.Second)
+	}
+	// 3 × p99 is about 6.5s; the command now takes 20s and each run makes
+	// one attempt: the runs fail at 6.5s, 13s, then one passes at 26s.
+	var fails int
+	for run := 1; ; run++ {
+		require.LessOrEqual(t, run, 5, "never stopped forever")
+		_, _, ok := simulate(r, &h, 20*time.Second, false, 1)
+		if ok {
+			break
+		}
+		fails++
+	}
+	assert.Equal(t, 2, fails)
+	assert.Zero(t, h.Doublings, "a success clears the doublings")
+	_, falseTimeout, ok := simulate(r, &h, 20*time.Second, false, 1)
+	assert.True(t, ok, "learned: the next run passes at once")
+	assert.False(t, falseTimeout)
+}
+
+func TestARunStoppedAtTheLimitDoublesTheNextRunsLimitUpToACap(t *testing.T) {
+	t.Parallel()
+	r := DefaultRule()
+	rec := recordOf(repeat(2*time.Second, 30)...)
+	base := r.Learn(rec).Limit
+	rec.Doublings = 3
+	assert.Equal(t, 8*base, r.Learn(rec).Limit)
+	assert.Equal(t, 3, r.Learn(rec).Doublings)
+	data, err := Encode(rec)
+	require.NoError(t, err)
+	data, err = Stopped(data, rec.Key, 100)
+	require.NoError(t, err)
+	got, err := Decode(data, rec.Key)
+	require.NoError(t, err)
+	assert.Equal(t, MaxDoublings, got.Doublings)
+	assert.Equal(t, 256*base, r.Learn(got).Limit)
+	data, err = Observe(data, rec.Key, 2*time.Second, time.Time{})
+	require.NoError(t, err)
+	got, err = Decode(data, rec.Key)
+	require.NoError(t, err)
+	assert.Zero(t, got.Doublings)
 }
