@@ -120,6 +120,12 @@ ran at least D. A --slow-delay (--fast-delay) above its --slow-max
 (--fast-max) raises the cap, unless a higher layer set the cap; retry plan
 says which.
 
+--timeout auto learns each attempt's limit from the command's own successful
+runs, kept in the state store (--state) under a hash of the command line and
+the directory, or --timeout-key NAME: max(3 × p99, 1s) once 20 runs are
+learned, doubled after each attempt it stopped; auto,D gives D until then.
+retry plan shows the limit it would use; retry timing shows p50 and p99.
+
 Exit status: 0 on success; the last attempt's own code when retry gives up;
 124 when the deadline or --timeout stopped the last attempt; 125 for retry's
 own usage errors; 126 or 127 when the command cannot be run; 128+n when retry
@@ -127,6 +133,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		Example: `  retry -- curl -fsS https://example.com/health
   retry -n 3 --deadline 30s -- make deploy
   retry --timeout 10s --kill-after 2s -- ./flaky-test.sh
+  retry --deadline 10m --timeout auto,2m -- git fetch origin
   retry --forever --reset 5m -- ssh -N tunnel`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
