@@ -155,9 +155,14 @@ func startLearning(ctx context.Context, b *breakerOptions, env []string, plan *l
 	l.store = store
 	rec, err := loadLearned(ctx, store, plan.Key)
 	var corrupt *timing.CorruptError
+	var newer *timing.VersionError
 	switch {
 	case errors.As(err, &corrupt):
 		warn("%v", err)
+	case errors.As(err, &newer):
+		warn("%v; no learned timeout this run", err)
+		l.off = true
+		return l
 	case err != nil:
 		l.failed(err)
 		return l

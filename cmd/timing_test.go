@@ -284,3 +284,20 @@ func TestARunStoppedAtTheLearnedLimitStartsTheNextOneDoubled(t *testing.T) {
 	assert.Equal(t, int64(1000), firstLimit(), "a success sets it back")
 	assert.Equal(t, int64(21+1), learnedRuns(t, state, key))
 }
+
+func TestANewerLearnedRecordIsLeftAloneAndTheCommandRuns(t *testing.T) {
+	t.Parallel()
+	key := keyHere(t, "/bin/true")
+	state := learnedState(t, key, 1, time.Millisecond)
+	matches, err := filepath.Glob(filepath.Join(state, "time-*.json"))
+	require.NoError(t, err)
+	require.Len(t, matches, 1)
+	v2 := `{"version":2,"key":"` + key + `"}`
+	require.NoError(t, os.WriteFile(matches[0], []byte(v2), 0o600))
+	r := runMain(t, nil, "--state", state, "--timeout", "auto", "--", "/bin/true")
+	require.Equal(t, 0, r.code)
+	assert.Equal(t, "retry: warning: timing of \""+key+"\" has format version 2, newer than this retry reads (1); no learned timeout this run\n", r.stderr)
+	data, err := os.ReadFile(matches[0])
+	require.NoError(t, err)
+	assert.Equal(t, v2, string(data), "left alone")
+}
