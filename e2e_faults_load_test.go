@@ -184,12 +184,13 @@ func TestALongRunLeaksNoDescriptorsOrTemporaryFiles(t *testing.T) {
 	// One leaked descriptor per attempt would add 40. Descriptors open
 	// for a moment may add a few: the child's pipe ends until retry closes
 	// its copies after the start, the orphan reaper reading /proc (a
-	// loaded machine once caught 3 of them).
+	// loaded machine once caught 3 of them), the stdout counting pipe and
+	// the stderr copy of each attempt (6 once at load 10).
 	n := make([]int, attempts)
 	for i, l := range lines {
 		n[i], _ = strconv.Atoi(l)
 	}
-	assert.LessOrEqual(t, slices.Max(n)-slices.Min(n), 5, "no growth across attempts: %v", n)
+	assert.LessOrEqual(t, slices.Max(n)-slices.Min(n), 8, "no growth across attempts: %v", n)
 	assert.LessOrEqual(t, slices.Min(n[attempts-10:]), slices.Min(n[:10]), "no growth across attempts: %v", n)
 	assertEmptyDir(t, tmp)
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Kind names one of the two kinds of record a store keeps.
+// Kind names one of the kinds of record a store keeps.
 type Kind string
 
 const (
@@ -18,6 +18,9 @@ const (
 	Circuit Kind = "cb"
 	// Run records hold one run id's run budget.
 	Run Kind = "run"
+	// Timing records hold one command's learned durations (package
+	// timing, --timeout auto).
+	Timing Kind = "time"
 )
 
 // Item is one record as List finds it.

@@ -78,7 +78,7 @@ func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 		switch args[0] {
 		case "plan":
 			at = 1
-		case "version", "completion", "help", "presets", "breaker", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		case "version", "completion", "help", "presets", "breaker", "timing", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
 			return args, nil, nil
 		}
 	}
@@ -125,6 +125,12 @@ fails and another follows, a pipe or file gets both attempts' output, and
 retry says so once on stderr (the JSON log and --report count each attempt's
 bytes). --stdout buffer passes on only the successful attempt's output.
 
+--timeout auto learns each attempt's limit from the command's own successful
+runs, kept in the state store (--state) under a hash of the command line and
+the directory, or --timeout-key NAME: max(3 × p99, 1s) once 20 runs are
+learned, doubled after each attempt it stopped; auto,D gives D until then.
+retry plan shows the limit it would use; retry timing shows p50 and p99.
+
 Exit status: 0 on success; the last attempt's own code when retry gives up;
 124 when the deadline or --timeout stopped the last attempt; 125 for retry's
 own usage errors; 126 or 127 when the command cannot be run; 128+n when retry
@@ -132,6 +138,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		Example: `  retry -- curl -fsS https://example.com/health
   retry -n 3 --deadline 30s -- make deploy
   retry --timeout 10s --kill-after 2s -- ./flaky-test.sh
+  retry --deadline 10m --timeout auto,2m -- git fetch origin
   retry --forever --reset 5m -- ssh -N tunnel`,
 		Args:          cobra.ArbitraryArgs,
 		SilenceUsage:  true,
@@ -163,7 +170,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	root.InitDefaultHelpFlag()
 	root.Flags().BoolVar(&printVersion, "version", false, "version for retry")
 	plan := newPlan(deps, &sources)
-	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), plan)
+	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), newTimingCommand(deps), plan)
 	registerCompletions(root, deps)
 	registerCompletions(plan, deps)
 	return root
@@ -202,7 +209,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
 		}
 	}
+	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
+	defer learned.close()
+	learned.apply(&cfg)
 	res := runner.Run(ctx, cfg)
+	learned.record(ctx, res)
 	outcome := report.OutcomeOf(res.Stop)
 	if _, opened := isRefusal(res.Refusal); opened {
 		outcome = report.OutcomeBreakerOpen

@@ -28,6 +28,10 @@ type Options struct {
 	Signal    string
 	KillAfter time.Duration
 
+	// TimeoutAuto is --timeout auto[,FALLBACK]: Timeout is the fallback.
+	TimeoutAuto bool
+	TimeoutKey  string
+
 	Fast      int
 	FastDelay time.Duration
 	FastMax   time.Duration
@@ -116,7 +120,8 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.Var(foreverValue{&o.Forever, &o.Attempts}, "forever", "retry without end, on purpose: no attempt limit and no deadline needed (each wait is still at most --slow-max); a later --attempts replaces it")
 	fs.Lookup("forever").NoOptDefVal = "true"
 	fs.VarP(durationValue{&o.Deadline, "deadline"}, "deadline", "d", "total time for all attempts and waits (default none)")
-	fs.VarP(durationValue{&o.Timeout, "timeout"}, "timeout", "t", "time limit of one attempt (default none); cut to the time left before the deadline")
+	fs.VarP(timeoutValue{&o.Timeout, &o.TimeoutAuto}, "timeout", "t", "time limit of one attempt (default none), or auto: max(3 × p99, 1s) of the command's successful runs once 20 are learned (auto,10m: 10m until then); cut to the time left before the deadline")
+	fs.StringVar(&o.TimeoutKey, "timeout-key", "", "learn --timeout auto under this name rather than the command line's hash")
 	fs.StringVarP(&o.Signal, "signal", "s", o.Signal, "signal sent to the attempt's process group when its time is up")
 	fs.VarP(durationValue{&o.KillAfter, "kill-after"}, "kill-after", "k", "grace period after --signal before SIGKILL")
 
@@ -174,6 +179,8 @@ type Plan struct {
 	Classifier *exitcodes.Classifier
 	// Fallback runs when retry gives up or the circuit is open.
 	Fallback []string
+	// Learn is --timeout auto; nil without it.
+	Learn *learnPlan
 	// Notes say where the plan differs from what a flag says on its own,
 	// such as a cap raised to meet its delay; retry plan prints them.
 	Notes []string
@@ -266,6 +273,10 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 		hook = []string{"/bin/sh", "-c", o.OnRetry}
 	}
 	io.Hook, io.Dir, io.Env = hook, o.Cwd, o.Env
+	learn, err := o.learning(args)
+	if err != nil {
+		return Plan{}, err
+	}
 	return Plan{
 		ioPlan: io,
 		Args:   args,
@@ -287,6 +298,7 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 		KillAfter:  o.KillAfter,
 		Classifier: classifier,
 		Fallback:   fallback,
+		Learn:      learn,
 		Notes:      notes,
 	}, nil
 }

@@ -42,6 +42,9 @@ came from.`,
 			if err != nil {
 				return err
 			}
+			if plan.Learn != nil {
+				plan.Learn.shown, plan.Timeout = planTimeout(c.Context(), &o, plan, deps.Env)
+			}
 			writePlan(c.OutOrStdout(), &o, plan, len(args) > 0)
 			if o.Verbose {
 				writeSources(c.OutOrStdout(), c, *sources)
@@ -111,12 +114,18 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 		deadline = report.Duration(p.Deadline)
 	}
 	timeout := "none"
-	if plan.Timeout > 0 {
+	switch {
+	case plan.Learn != nil:
+		timeout = "auto, see below"
+	case plan.Timeout > 0:
 		timeout = fmt.Sprintf("%s, then %s, SIGKILL %s later", report.Duration(plan.Timeout), exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
 	}
 	fmt.Fprintf(w, "attempts: %s; deadline: %s; per-attempt timeout: %s; jitter: %s\n", attempts, deadline, timeout, p.Jitter)
 	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n",
 		p.Fast, report.Duration(p.FastDelay), report.Duration(p.FastMax), report.Duration(p.SlowDelay), report.Duration(p.SlowMax))
+	if plan.Learn != nil {
+		fmt.Fprintf(w, "timeout: %s; then %s, SIGKILL %s later\n", plan.Learn.shown, exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
+	}
 	for _, note := range plan.Notes {
 		fmt.Fprintf(w, "note: %s\n", note)
 	}

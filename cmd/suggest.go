@@ -130,7 +130,7 @@ func editDistance(a, b string) int {
 // subcommands are retry's own subcommands, which a mistyped one is
 // compared with.
 func subcommands() []string {
-	return []string{"plan", "presets", "breaker", "completion", "version", "help"}
+	return []string{"plan", "presets", "breaker", "timing", "completion", "version", "help"}
 }
 
 // subcommandHint starts attempts with next, and when program, the

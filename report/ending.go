@@ -123,6 +123,10 @@ type facts struct {
 	// StdoutBytes and StderrBytes are what the attempt wrote to each
 	// stream, nil when it could not be counted without a copy.
 	StdoutBytes, StderrBytes *int64
+	// LimitMS and LimitFrom are the time limit the attempt ran under and
+	// what set it (timeout, deadline, learned, fallback); nil for none.
+	LimitMS   *int64
+	LimitFrom *string
 }
 
 func attemptFacts(o runner.Outcome) facts {
@@ -153,6 +157,9 @@ func attemptFacts(o runner.Outcome) facts {
 	}
 	if o.StderrWritten.Known {
 		f.StderrBytes = some(o.StderrWritten.Bytes)
+	}
+	if o.Limit.From != "" {
+		f.LimitMS, f.LimitFrom = some(millis(o.Limit.D)), some(o.Limit.From)
 	}
 	return f
 }

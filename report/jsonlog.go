@@ -52,6 +52,8 @@ type jsonAttemptEnd struct {
 	DurationMS  int64   `json:"duration_ms"`
 	StdoutBytes *int64  `json:"stdout_bytes"`
 	StderrBytes *int64  `json:"stderr_bytes"`
+	LimitMS     *int64  `json:"limit_ms"`
+	LimitFrom   *string `json:"limit_from"`
 }
 
 type jsonWait struct {
@@ -98,6 +100,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 			ExitCode: f.ExitCode, Signal: f.Signal, TimedOut: f.TimedOut, DeadlineHit: f.DeadlineHit,
 			Class: f.Class, Rule: f.Rule, Error: f.Error, DurationMS: millis(o.Duration),
 			StdoutBytes: f.StdoutBytes, StderrBytes: f.StderrBytes,
+			LimitMS: f.LimitMS, LimitFrom: f.LimitFrom,
 		})
 		if !e.Final && f.WaitMS != nil {
 			l.write(jsonWait{

@@ -79,7 +79,7 @@ func TestJSONLogDescribesAProgramThatCouldNotStart(t *testing.T) {
 		"type": "attempt_end", "time": "2026-01-02T03:04:05.679Z", "program": "curlx", "attempt": 1.0, "max": 5.0,
 		"exit_code": 127.0, "signal": nil, "timed_out": false, "deadline_hit": false,
 		"class": "terminal", "rule": "not found", "error": "start \"curlx\": executable file not found in $PATH",
-		"duration_ms": 1.0, "stdout_bytes": nil, "stderr_bytes": nil,
+		"duration_ms": 1.0, "stdout_bytes": nil, "stderr_bytes": nil, "limit_ms": nil, "limit_from": nil,
 	}, lines[0], "a program that never started wrote nothing anyone counted")
 	assert.Equal(t, map[string]any{
 		"type": "summary", "time": "2026-01-02T03:04:05.680Z", "program": "curlx",

@@ -72,6 +72,8 @@ type reportAttempt struct {
 	RetryAfterMS *int64  `json:"retry_after_ms"`
 	StdoutBytes  *int64  `json:"stdout_bytes"`
 	StderrBytes  *int64  `json:"stderr_bytes"`
+	LimitMS      *int64  `json:"limit_ms"`
+	LimitFrom    *string `json:"limit_from"`
 }
 
 // Write writes the report of the run that ended as e. It replaces a
@@ -128,6 +130,7 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 			Class: a.Class, Rule: a.Rule, Error: a.Error,
 			WaitMS: a.WaitMS, WaitPhase: a.WaitPhase, RetryAfterMS: a.RetryAfterMS,
 			StdoutBytes: a.StdoutBytes, StderrBytes: a.StderrBytes,
+			LimitMS: a.LimitMS, LimitFrom: a.LimitFrom,
 		})
 	}
 	var b bytes.Buffer

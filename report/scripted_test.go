@@ -63,6 +63,7 @@ func scriptedRun() (events []runner.Event, end Ending) {
 		n := i + 1
 		o := runner.Outcome{Attempt: n, Start: at, Duration: s.took, Exit: s.exit, Verdict: s.verdict, Next: s.next,
 			StdoutWritten: s.stdout, StderrWritten: s.err}
+		o.Limit = runner.Limit{D: 2 * time.Second, From: runner.LimitTimeout} // --timeout 2s
 		events = append(events,
 			&runner.AttemptStarted{Attempt: n, Max: max, Time: at},
 			&runner.AttemptEnded{Outcome: o, Max: max, Final: n == len(steps)})
@@ -104,7 +105,8 @@ func endings() map[string]Ending {
 			runner.Outcome{Attempt: 2, Start: t0.Add(140 * time.Millisecond), Duration: 9860 * time.Millisecond,
 				Exit:        exitcodes.Exit{Code: 143, Signal: syscall.SIGTERM, TimedOut: true},
 				Verdict:     exitcodes.Verdict{Class: exitcodes.Transient},
-				DeadlineHit: true})},
+				DeadlineHit: true,
+				Limit:       runner.Limit{D: 9860 * time.Millisecond, From: runner.LimitDeadline}})},
 		"a retry-after hint would pass the deadline": {ExitCode: 75, Result: run(runner.HintPastDeadline, 200*time.Millisecond,
 			runner.Outcome{Attempt: 1, Start: t0, Duration: 200 * time.Millisecond, Exit: exitcodes.Exit{Code: 75},
 				Verdict: exitcodes.Verdict{Class: exitcodes.Transient, Rule: "sysexits EX_TEMPFAIL"},

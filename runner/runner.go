@@ -68,6 +68,10 @@ type Config struct {
 	// Timeout limits one attempt; 0 means no limit. Each attempt's limit is
 	// also cut to the time left before the deadline.
 	Timeout time.Duration
+	// Limits, when set, gives attempt n's limit in place of Timeout
+	// (which still limits the hook), from the attempt before it (the zero
+	// Outcome for the first); it is cut to the deadline too.
+	Limits func(n int, last Outcome) Limit
 	// Signal is sent to the attempt's process group when its time is up;
 	// SIGKILL follows after KillAfter.
 	Signal    syscall.Signal
@@ -183,6 +187,8 @@ type Outcome struct {
 	Err error
 	// DeadlineHit is set when the deadline (not --timeout) stopped it.
 	DeadlineHit bool
+	// Limit is the time limit it ran under.
+	Limit Limit
 	// Stdout is the attempt's held output with StdoutBuffer; it is valid
 	// only while its AttemptEnded event is being observed.
 	Stdout Captured
@@ -339,6 +345,8 @@ type run struct {
 	// step is the schedule's place after the last failure (see
 	// policy.Input.Step): it starts over when an attempt ran long enough.
 	step int
+	// last is the attempt made before the one running.
+	last Outcome
 }
 
 func (r *run) emit(e Event) {
@@ -391,6 +399,7 @@ func (r *run) loop(ctx context.Context) Result {
 		// writes later follows it.
 		pipes.handOff()
 		res.Attempts = append(res.Attempts, out)
+		r.last = out
 		if stop != 0 {
 			res.Stop = stop
 			return res
@@ -449,7 +458,7 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 // set up), which holds its stdout with StdoutBuffer.
 func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemptIO) {
 	out := Outcome{Attempt: n, Start: time.Now()}
-	limit, byDeadline := r.limit()
+	out.Limit = r.attemptLimit(n)
 	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
 	var scan LineScanner
 	if r.cfg.NewScan != nil {
@@ -472,7 +481,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 		Stderr:    pipes.stderr,
 		Signal:    r.cfg.Signal,
 		KillAfter: r.cfg.KillAfter,
-	}, limit, byDeadline, pipes.started)
+	}, out.Limit.D, out.Limit.From == LimitDeadline, pipes.started)
 	out.Exit, out.DeadlineHit, out.Err, out.Stopped = ended.Exit, deadlineHit, err, ended.Stopped
 	out.DownstreamGone, out.Unmatched = pipes.finish(ended.LeftAlone)
 	out.StdoutWritten, out.StderrWritten = pipes.written()
@@ -480,19 +489,6 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
 	out.Duration = time.Since(out.Start)
 	return out, scan, pipes
-}
-
-// limit returns the time limit of an attempt starting now (0 for none) and
-// whether it is the deadline that sets it.
-func (r *run) limit() (time.Duration, bool) {
-	limit := r.cfg.Timeout
-	if d := r.cfg.Policy.Deadline; d > 0 {
-		left := d - time.Since(r.start)
-		if limit == 0 || left < limit {
-			return max(left, 0), true
-		}
-	}
-	return limit, false
 }
 
 // execute starts c and supervises it to its end. started is called once
