@@ -69,6 +69,10 @@ func (l lockedRand) Int64N(n int64) int64 {
 type Status struct {
 	// Key is the circuit key.
 	Key string `json:"key"`
+	// Recorded is whether the store holds a record of the key: false
+	// when no run has used it (or its record expired), and then the
+	// rest is the state of a fresh circuit.
+	Recorded bool `json:"recorded"`
 	// State is closed, open or half-open.
 	State State `json:"state"`
 	// Failures and Attempts count the attempts of the last Window.
@@ -215,11 +219,16 @@ func (b *Breaker) Status(ctx context.Context, key string) (Status, error) {
 	if key == "" {
 		return Status{}, errEmptyKey
 	}
-	c, warn, err := b.load(ctx, key)
+	data, err := b.store.Get(ctx, Circuit, key)
+	if err != nil {
+		return Status{}, err
+	}
+	c, warn, err := decodeCircuit(data, key)
 	if err != nil {
 		return Status{}, err
 	}
 	st := b.status(c, b.now())
+	st.Recorded = data != nil
 	st.Warning = asWarning(warn)
 	return st, nil
 }
@@ -257,7 +266,9 @@ func (b *Breaker) List(ctx context.Context) ([]Status, error) {
 			warn.Key = it.Where
 			out = append(out, Status{Warning: warn})
 		default:
-			out = append(out, b.status(c, now))
+			st := b.status(c, now)
+			st.Recorded = true
+			out = append(out, st)
 		}
 	}
 	slices.SortFunc(out, func(x, y Status) int { return cmp.Compare(x.Key, y.Key) })

@@ -240,7 +240,16 @@ var behaviours = []struct {
 		require.NoError(t, e.b.Reset(e.ctx, e.key))
 		st, err := e.b.Status(e.ctx, e.key)
 		require.NoError(t, err)
-		assert.Equal(t, Status{Key: e.key, State: Closed, Window: time.Minute, Tokens: 10, MaxTokens: 10, RetryAllowed: true}, st)
+		assert.Equal(t, Status{Key: e.key, Recorded: true, State: Closed, Window: time.Minute, Tokens: 10, MaxTokens: 10, RetryAllowed: true}, st)
+	}},
+	{"status tells a key never recorded from a fresh one", nil, func(t *testing.T, e *env) {
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.False(t, st.Recorded)
+		e.run(t, Success)
+		st, err = e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.True(t, st.Recorded)
 	}},
 	{"a probe from before a reset does not count as a probe", nil, func(t *testing.T, e *env) {
 		e.trip(t)
@@ -407,14 +416,14 @@ func TestListShowsAnUnreadableRecordAsAWarning(t *testing.T) {
 func TestStatusMarshalsToJSON(t *testing.T) {
 	t.Parallel()
 	st := Status{
-		Key: "registry", State: HalfOpen, Failures: 9, Attempts: 12, Window: time.Minute,
+		Key: "registry", Recorded: true, State: HalfOpen, Failures: 9, Attempts: 12, Window: time.Minute,
 		Tokens: 4.5, MaxTokens: 10, OpenedAt: t0, NextProbe: 23 * time.Second,
 		Warning: &CorruptError{Key: "registry", Err: assertErr("truncated")},
 	}
 	data, err := json.Marshal(st)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{
-		"key": "registry", "state": "half-open", "failures": 9, "attempts": 12,
+		"key": "registry", "recorded": true, "state": "half-open", "failures": 9, "attempts": 12,
 		"tokens": 4.5, "max_tokens": 10, "retry_allowed": false,
 		"opened_at": "2030-01-02T03:04:00Z",
 		"window_seconds": 60, "next_probe_seconds": 23,

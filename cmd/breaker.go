@@ -23,7 +23,8 @@ import (
 type breakerOptions struct {
 	Key   string
 	State string
-	// StateTimeout bounds each operation on the state store.
+	// StateTimeout bounds each operation on the state store; 0 means the
+	// store's own default.
 	StateTimeout time.Duration
 	Window       time.Duration
 	Ratio        float64
@@ -41,14 +42,13 @@ type breakerOptions struct {
 func defaultBreakerOptions() breakerOptions {
 	d := breaker.Default()
 	return breakerOptions{
-		StateTimeout: breaker.DefaultTimeout,
-		Window:       d.Window,
-		Ratio:        d.Ratio,
-		Min:          d.Min,
-		MinSpan:      d.MinSpan,
-		Cooldown:     d.Cooldown,
-		Tokens:       d.Tokens,
-		TokenPct:     d.TokenRatio,
+		Window:   d.Window,
+		Ratio:    d.Ratio,
+		Min:      d.Min,
+		MinSpan:  d.MinSpan,
+		Cooldown: d.Cooldown,
+		Tokens:   d.Tokens,
+		TokenPct: d.TokenRatio,
 	}
 }
 
@@ -56,7 +56,7 @@ func defaultBreakerOptions() breakerOptions {
 // breaker commands.
 func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
 	fs.StringVar(&b.State, "state", "", "where shared state lives: a directory, or redis://HOST:PORT/DB (default $RETRY_STATE, else $XDG_STATE_HOME/retry)")
-	fs.Var(durationValue{&b.StateTimeout, "state-timeout"}, "state-timeout", "longest wait for one state store operation (a Redis round trip, the directory's lock); past it the run goes on without the breaker, with a warning")
+	fs.Var(positiveDurationValue{durationValue{&b.StateTimeout, "state-timeout"}}, "state-timeout", "longest wait for one state store operation (a Redis round trip, the directory's lock); past it the run goes on without the breaker, with a warning (default "+breaker.DefaultTimeout.String()+" for Redis, "+breaker.DefaultFileTimeout.String()+" for a directory)")
 }
 
 func (b *breakerOptions) bind(fs *pflag.FlagSet) {
@@ -98,8 +98,6 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
 	case b.TokenPct < 0:
 		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
-	case b.StateTimeout <= 0:
-		return c, &UsageError{Flag: "--state-timeout", Value: b.StateTimeout.String(), Want: "want a duration above 0, such as 250ms"}
 	}
 	c.Window, c.Ratio, c.Min, c.MinSpan, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.MinSpan, b.Cooldown, b.Tokens, b.TokenPct
 	if err := c.Validate(); err != nil {
@@ -109,7 +107,8 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 }
 
 // openStore opens the state store named by --state, RETRY_STATE or the
-// default directory, each operation bounded by timeout (0: the default).
+// default directory, each operation bounded by timeout (0: the store's
+// default).
 func openStore(spec string, timeout time.Duration, env []string) (breaker.Store, error) {
 	if spec == "" {
 		spec = lookupEnv(env, "RETRY_STATE")
@@ -319,7 +318,20 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "breaker",
 		Short: "Inspect and reset the shared circuit breakers",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		// A typo must not look like success: `retry breaker rest KEY`
+		// would otherwise print help and exit 0, and a script would
+		// believe the circuit was reset.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			want := "unknown subcommand; want list, status or reset"
+			if s := closest(args[0], c.Commands()); s != "" {
+				want = "unknown subcommand; did you mean " + s + "?"
+			}
+			return &UsageError{Flag: "breaker", Value: args[0], Want: want}
+		},
 	}
 	b.bindState(root.PersistentFlags())
 	b.bindTunables(root.PersistentFlags())
@@ -358,6 +370,10 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 				if asJSON {
 					return json.NewEncoder(c.OutOrStdout()).Encode(s)
 				}
+				if !s.Recorded {
+					fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: no record (no run has used this key, or its record expired)\n", s.Key)
+					return nil
+				}
 				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\n",
 					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s))
 				return nil
@@ -382,6 +398,42 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	root.AddCommand(list, status, reset)
 	return root
+}
+
+// closest returns the name of the command in cmds nearest to typed, at
+// most two edits away, or "" when none is that near.
+func closest(typed string, cmds []*cobra.Command) string {
+	best, bestDist := "", 3
+	for _, c := range cmds {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		if d := editDistance(typed, c.Name()); d < bestDist {
+			best, bestDist = c.Name(), d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func nextProbe(s breaker.Status) string {
