@@ -91,6 +91,10 @@ type Status struct {
 	// cooldown when open, or of another run's probe claim when that run
 	// is probing. Zero when closed or when a probe is due.
 	NextProbe time.Duration `json:"-"`
+	// Probing is set when Check found another run holding the probe
+	// claim of the half-open circuit: its result, not NextProbe, decides
+	// when the circuit next lets a run through.
+	Probing bool `json:"-"`
 	// Warning is set when the stored state was unreadable and the
 	// breaker went on from empty state (a *CorruptError): the caller
 	// shows it once.
@@ -179,11 +183,90 @@ func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, e
 		return Permit{}, err
 	}
 	if !granted {
-		p.Verdict, p.Status.NextProbe = Reject, wait
+		p.Verdict, p.Status.NextProbe, p.Status.Probing = Reject, wait, true
 		return p, nil
 	}
 	p.gen = c.Gen
 	return p, nil
+}
+
+// Wait is what a run waiting in Await is waiting for.
+type Wait struct {
+	// Status is the circuit as Await last read it; Status.Probing tells
+	// that another run is probing it.
+	Status Status
+	// Next is when Await will look again: the end of the cooldown, or the
+	// next look while another run probes.
+	Next time.Time
+	// Deadline is the caller's deadline; zero when there is none.
+	Deadline time.Time
+}
+
+// PollInterval is how often, on average, a run waiting in Await looks at
+// a circuit that another run is probing. Each look is a read (and a
+// refused probe claim); the interval is jittered by half either way so
+// that waiting runs do not look in step.
+const PollInterval = 500 * time.Millisecond
+
+// NotifyInterval is the longest Await goes without telling its caller it
+// is still waiting, so that a caller can show a sign of life (a CI system
+// kills a step that is silent for long).
+const NotifyInterval = time.Minute
+
+// Await is Check for a run that would rather wait than fail: while the
+// circuit is open, or half-open with another run probing, it waits without
+// running anything and looks again when the cooldown ends or, while
+// another run probes, every PollInterval or so; it returns the first
+// permit that lets attempt run (Allow or Probe).
+//
+// It never waits past deadline (zero means none): when the next probe is
+// due at or after it, or the next look would be, Await returns at once
+// with the refusing permit, for the caller to give up. notify, when not
+// nil, is called when Await starts to wait, when what it waits for
+// changes, and at least every NotifyInterval. A NoBudget verdict is
+// returned as it is. The wait ends with ctx's error as soon as ctx ends.
+func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline time.Time, notify func(Wait)) (Permit, error) {
+	var told Wait
+	var toldAt time.Time
+	for {
+		p, err := b.Check(ctx, key, attempt)
+		if err != nil || p.Verdict != Reject {
+			return p, err
+		}
+		now := b.now()
+		next := now.Add(p.Status.NextProbe + time.Duration(lockedRand{b}.Int64N(int64(PollInterval/5))))
+		if p.Status.Probing {
+			next = now.Add(PollInterval/2 + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
+		}
+		if !deadline.IsZero() && !next.Before(deadline) {
+			return p, nil
+		}
+		w := Wait{Status: p.Status, Next: next, Deadline: deadline}
+		changed := w.Status.State != told.Status.State || w.Status.Probing != told.Status.Probing ||
+			!w.Status.OpenedAt.Equal(told.Status.OpenedAt)
+		if changed || now.Sub(toldAt) >= NotifyInterval {
+			if notify != nil {
+				notify(w)
+			}
+			told, toldAt = w, now
+		}
+		wake := min(next.Sub(now), toldAt.Add(NotifyInterval).Sub(now))
+		if err := sleep(ctx, wake); err != nil {
+			return Permit{}, err
+		}
+	}
+}
+
+// sleep waits for d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Record counts the outcome of an attempt that p allowed. Only transient

@@ -14,6 +14,7 @@ import (
 
 	"retry/breaker"
 	"retry/exitcodes"
+	"retry/policy"
 	"retry/report"
 	"retry/runner"
 )
@@ -34,9 +35,26 @@ type breakerOptions struct {
 	Tokens       float64
 	TokenPct     float64
 
+	// WhenOpen is what a run does when its circuit is open: "wait",
+	// "fail", or "auto" (wait when there is a deadline or no attempt
+	// limit).
+	WhenOpen string
+
 	RunBudget int
 	RunID     string
 	Fallback  string
+}
+
+// waits reports whether a run with policy deadline and attempt limit
+// waits out an open circuit rather than failing at once.
+func (b *breakerOptions) waits(deadline time.Duration, attempts int) bool {
+	switch b.WhenOpen {
+	case "wait":
+		return true
+	case "fail":
+		return false
+	}
+	return deadline > 0 || attempts == 0
 }
 
 func defaultBreakerOptions() breakerOptions {
@@ -49,6 +67,7 @@ func defaultBreakerOptions() breakerOptions {
 		Cooldown: d.Cooldown,
 		Tokens:   d.Tokens,
 		TokenPct: d.TokenRatio,
+		WhenOpen: "auto",
 	}
 }
 
@@ -61,6 +80,7 @@ func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
 
 func (b *breakerOptions) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&b.Key, "breaker", "", "share a circuit breaker and retry budget with every run using this KEY (such as registry.example)")
+	fs.StringVar(&b.WhenOpen, "when-open", b.WhenOpen, "when the circuit is open: wait (for its probe, within the deadline, sending nothing), fail (exit 75 at once), or auto (wait when --deadline is set or attempts are unlimited)")
 	b.bindState(fs)
 	b.bindTunables(fs)
 	fs.Var(countValue{&b.RunBudget, "run-budget"}, "run-budget", "retries shared by every retry in one CI job or script run (0: no limit)")
@@ -98,6 +118,8 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
 	case b.TokenPct < 0:
 		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
+	case b.WhenOpen != "auto" && b.WhenOpen != "wait" && b.WhenOpen != "fail":
+		return c, &UsageError{Flag: "--when-open", Value: b.WhenOpen, Want: "want auto, wait or fail"}
 	}
 	c.Window, c.Ratio, c.Min, c.MinSpan, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.MinSpan, b.Cooldown, b.Tokens, b.TokenPct
 	if err := c.Validate(); err != nil {
@@ -135,11 +157,25 @@ type guard struct {
 	off      bool
 	// opened is set when the circuit refused a retry mid-run.
 	opened bool
+
+	// wait is set when the run waits out an open circuit (--when-open)
+	// rather than failing; deadline is when the run's deadline ends, as
+	// estimated when the guard was made (zero for none).
+	wait     bool
+	deadline time.Time
+	// pending is set when the next attempt must first pass the circuit:
+	// Admit checks it, and waits for it when wait is set.
+	pending bool
+	// waiting shows that the run waits for the circuit; waited is how
+	// long it has waited in all.
+	waiting func(breaker.Wait)
+	waited  time.Duration
 }
 
 // newGuard opens the store when --breaker or --run-budget needs it; it
-// returns nil when neither does or the store cannot be opened.
-func newGuard(o *breakerOptions, env []string, warn func(string, ...any)) (*guard, error) {
+// returns nil when neither does or the store cannot be opened. A run with
+// policy p waits out an open circuit when --when-open says so.
+func newGuard(o *breakerOptions, p policy.Policy, env []string, warn func(string, ...any)) (*guard, error) {
 	runID := o.RunID
 	if runID == "" {
 		runID = breaker.RunID(func(k string) string { return lookupEnv(env, k) })
@@ -164,7 +200,10 @@ func newGuard(o *breakerOptions, env []string, warn func(string, ...any)) (*guar
 		store.Close()
 		return nil, &UsageError{Flag: "--breaker", Err: err}
 	}
-	g := &guard{b: b, store: store, key: o.Key, runID: runID, warn: warn}
+	g := &guard{b: b, store: store, key: o.Key, runID: runID, warn: warn, wait: o.waits(p.Deadline, p.Attempts)}
+	if p.Deadline > 0 {
+		g.deadline = time.Now().Add(p.Deadline)
+	}
 	if o.RunBudget > 0 && runID != "" {
 		g.runLimit = o.RunBudget
 	}
@@ -201,9 +240,20 @@ func (g *guard) first(ctx context.Context) (open *breaker.Status) {
 	}
 	g.permit = p
 	if p.Verdict == breaker.Reject {
+		if g.wait && g.reachable(p.Status) {
+			g.pending = true
+			return nil
+		}
 		return &p.Status
 	}
 	return nil
+}
+
+// reachable reports whether the run's deadline leaves room to wait for a
+// circuit in status s: another run is probing it, or its next probe comes
+// before the deadline.
+func (g *guard) reachable(s breaker.Status) bool {
+	return g.deadline.IsZero() || s.Probing || time.Now().Add(s.NextProbe).Before(g.deadline)
 }
 
 // probing reports whether this run is the circuit's one half-open probe.
@@ -243,28 +293,37 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.msg }
 
-// Allow implements runner.Gate: a retry needs the circuit closed, a token
-// of the key's budget and one retry of the run's budget.
+// Allow implements runner.Gate: a retry needs the circuit closed (or, for
+// a run that waits, an open circuit whose next probe comes before the
+// deadline), a token of the key's budget and one retry of the run's
+// budget. It takes no probe claim: Admit does, after the wait.
 func (g *guard) Allow(ctx context.Context, next int) error {
 	if g.off {
 		return nil
 	}
-	if g.probing() {
+	if g.probing() && !g.wait {
 		return &refusal{msg: fmt.Sprintf("this run was the probe of circuit %q and failed", g.key), opened: true}
 	}
 	if g.key != "" {
-		p, err := g.b.Check(ctx, g.key, next)
+		st, err := g.b.Status(ctx, g.key)
 		if err != nil {
 			g.failed(err)
 			return nil
 		}
-		g.permit = p
-		switch p.Verdict {
-		case breaker.Reject:
+		if st.Warning != nil {
+			g.warn("%v", st.Warning)
+		}
+		g.permit = breaker.Permit{Verdict: breaker.Allow, Status: st}
+		switch {
+		case st.State == breaker.HalfOpen:
+			g.pending = true
+		case st.State == breaker.Open && g.wait && g.reachable(st):
+			g.pending = true
+		case st.State == breaker.Open:
 			g.opened = true
-			return &refusal{msg: circuitOpen(g.key, p.Status), opened: true}
-		case breaker.NoBudget:
-			return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, p.Status.Tokens, p.Status.MaxTokens)}
+			return &refusal{msg: g.openMessage(st), opened: true}
+		case !st.RetryAllowed:
+			return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, st.Tokens, st.MaxTokens)}
 		}
 	}
 	if g.runLimit > 0 {
@@ -281,6 +340,54 @@ func (g *guard) Allow(ctx context.Context, next int) error {
 		}
 	}
 	return nil
+}
+
+// Admit implements runner.Gate: when Allow or first left the circuit to
+// be passed, it asks for it now, just before the attempt, and a run that
+// waits (--when-open) waits here for the circuit, never past deadline.
+func (g *guard) Admit(ctx context.Context, n int, deadline time.Time) error {
+	if g.off || g.key == "" || !g.pending {
+		return nil
+	}
+	g.pending = false
+	var p breaker.Permit
+	var err error
+	if g.wait {
+		start := time.Now()
+		p, err = g.b.Await(ctx, g.key, n, deadline, g.waiting)
+		g.waited += time.Since(start)
+	} else {
+		p, err = g.b.Check(ctx, g.key, n)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		g.failed(err)
+		return nil
+	}
+	if p.Status.Warning != nil {
+		g.warn("%v", p.Status.Warning)
+	}
+	g.permit = p
+	switch p.Verdict {
+	case breaker.Reject:
+		g.opened = true
+		return &refusal{msg: g.openMessage(p.Status), opened: true}
+	case breaker.NoBudget:
+		return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, p.Status.Tokens, p.Status.MaxTokens)}
+	}
+	return nil
+}
+
+// openMessage is the message for a circuit that refused this run: a run
+// that would have waited was refused because the deadline ends first.
+func (g *guard) openMessage(s breaker.Status) string {
+	msg := circuitOpen(g.key, s)
+	if g.wait {
+		msg += ", past the deadline"
+	}
+	return msg
 }
 
 // circuitOpen is the message for a circuit that does not let a run through.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"retry/breaker"
 	"retry/exitcodes"
 	"retry/report"
 	"retry/runner"
@@ -24,6 +25,9 @@ type outputs struct {
 	text      *report.Text
 	json      *report.JSONLog
 	relay     *signals.Relay
+	// breaker is the report file's account of the circuit breaker; nil
+	// without --breaker.
+	breaker *report.Breaker
 }
 
 func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs {
@@ -89,6 +93,43 @@ func (x *outputs) refused(message string) {
 	}
 }
 
+// waiting says that the run waits for circuit key, sending nothing: a
+// line each time Await calls (when the wait starts, when what it waits
+// for changes, and at least once a minute, so a CI system that kills
+// silent steps sees a sign of life), and a countdown on a terminal.
+func (x *outputs) waiting(key string, w breaker.Wait) {
+	if x.countdown != nil {
+		x.countdown.Stop()
+	}
+	if x.text == nil || x.text.Quiet {
+		return
+	}
+	fmt.Fprintf(x.deps.Stderr, "retry: %s\n", report.OneLine(waitMessage(key, w)))
+	if x.countdown == nil {
+		return
+	}
+	switch {
+	case !w.Status.Probing:
+		x.countdown.Show(fmt.Sprintf("waiting for circuit %q: its next probe", key), w.Next)
+	case !w.Deadline.IsZero():
+		x.countdown.Show(fmt.Sprintf("waiting for circuit %q while another run probes it: the deadline", key), w.Deadline)
+	}
+}
+
+// waitMessage is the line for a run waiting for circuit key.
+func waitMessage(key string, w breaker.Wait) string {
+	s := w.Status
+	if s.Probing {
+		msg := fmt.Sprintf("circuit %q is being probed by another run; waiting for the result, sending nothing", key)
+		if !w.Deadline.IsZero() {
+			msg += ", until the deadline at " + w.Deadline.Format(time.TimeOnly) + " at most"
+		}
+		return msg
+	}
+	return fmt.Sprintf("circuit %q is open (%d of %d attempts failed in the last %s); waiting for its next probe at %s (in %s), sending nothing",
+		key, s.Failures, s.Attempts, report.Duration(s.Window), w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
+}
+
 func (x *outputs) stop() {
 	if x.countdown != nil {
 		x.countdown.Stop()
@@ -118,7 +159,7 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 	}
 	warn := func(format string, args ...any) { printWarning(x.deps.Stderr, format, args...) }
 	if o.Report != "" {
-		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
+		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose, Breaker: x.breaker}
 		if err := rf.Write(ending); err != nil {
 			warn("--report %s: %v", o.Report, err)
 		}

@@ -111,8 +111,12 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 		timeout = fmt.Sprintf("%s, then %s, SIGKILL %s later", report.Duration(plan.Timeout), exitcodes.SignalName(plan.Signal), report.Duration(plan.KillAfter))
 	}
 	fmt.Fprintf(w, "attempts: %s; deadline: %s; per-attempt timeout: %s; jitter: %s\n", attempts, deadline, timeout, p.Jitter)
-	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n\n",
+	fmt.Fprintf(w, "fast phase: %d retries, %s doubling to at most %s; slow phase: %s doubling to at most %s\n",
 		p.Fast, report.Duration(p.FastDelay), report.Duration(p.FastMax), report.Duration(p.SlowDelay), report.Duration(p.SlowMax))
+	if b := &o.Breaker; b.Key != "" {
+		fmt.Fprintf(w, "breaker: %q; when the circuit is open: %s\n", b.Key, whenOpen(b, p))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "ATTEMPT\tPHASE\tWAIT BEFORE\tWORST CASE BY THEN\tEXPECTED BY THEN\t"
@@ -157,6 +161,28 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	fmt.Fprintln(w, timeline(rows, p.Deadline, 60))
 	fmt.Fprintln(w)
 	writeRules(w, o, plan, named)
+}
+
+// whenOpen says what a run with policy p does about an open circuit.
+func whenOpen(b *breakerOptions, p policy.Policy) string {
+	why := ""
+	if b.WhenOpen == "auto" {
+		switch {
+		case p.Deadline > 0:
+			why = " (--when-open auto: a deadline is set)"
+		case p.Attempts == 0:
+			why = " (--when-open auto: attempts are unlimited)"
+		default:
+			why = " (--when-open auto: no deadline)"
+		}
+	}
+	switch {
+	case b.waits(p.Deadline, p.Attempts) && p.Deadline > 0:
+		return "wait for it, sending nothing, while the deadline reaches past its next probe" + why
+	case b.waits(p.Deadline, p.Attempts):
+		return "wait for it, sending nothing" + why
+	}
+	return "exit 75 at once (or run --fallback)" + why
 }
 
 // timeline draws the attempts on one line of width characters: a digit (or

@@ -1,0 +1,148 @@
+package breaker
+
+// Await in virtual time (testing/synctest): a file store, the breaker on
+// the bubble's clock, no real sleeping.
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// bubble is a breaker in a synctest bubble, on the bubble's clock.
+type bubble struct {
+	b   *Breaker
+	key string
+	ctx context.Context
+}
+
+func newBubble(t *testing.T, cfg Config) *bubble {
+	t.Helper()
+	s, _ := openTestFiles(t, time.Second)
+	b, err := New(s, cfg, nil, edgeRand{})
+	require.NoError(t, err)
+	return &bubble{b: b, key: "k", ctx: context.Background()}
+}
+
+// record runs one attempt, as a run would: Check, then Record.
+func (e *bubble) record(t *testing.T, o Outcome) Permit {
+	t.Helper()
+	p, err := e.b.Check(e.ctx, e.key, 1)
+	require.NoError(t, err)
+	if p.Verdict == Allow || p.Verdict == Probe {
+		_, err = e.b.Record(e.ctx, p, o)
+		require.NoError(t, err)
+	}
+	return p
+}
+
+// trip opens the circuit with failures over MinSpan, as an outage does,
+// and returns when it opened.
+func (e *bubble) trip(t *testing.T) time.Time {
+	t.Helper()
+	for i := range e.b.cfg.Min {
+		if i > 0 {
+			time.Sleep(e.b.cfg.MinSpan / time.Duration(e.b.cfg.Min-1))
+		}
+		e.record(t, Failure)
+	}
+	st, err := e.b.Status(e.ctx, e.key)
+	require.NoError(t, err)
+	require.Equal(t, Open, st.State)
+	return st.OpenedAt
+}
+
+func TestAwaitWaitsOutTheCooldownAndReturnsTheProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, Default())
+		opened := e.trip(t)
+		var told []Wait
+		p, err := e.b.Await(e.ctx, e.key, 1, time.Now().Add(time.Minute), func(w Wait) { told = append(told, w) })
+		require.NoError(t, err)
+		assert.Equal(t, Probe, p.Verdict, "the first run to look after the cooldown probes")
+		assert.WithinDuration(t, opened.Add(24*time.Second), time.Now(), 0, "it looked as the cooldown (30s-20%) ended, not later")
+		require.Len(t, told, 1, "one line for the whole wait")
+		assert.Equal(t, Open, told[0].Status.State)
+		assert.WithinDuration(t, opened.Add(24*time.Second), told[0].Next, 0)
+	})
+}
+
+func TestAwaitGivesUpAtOnceWhenTheDeadlineComesBeforeTheProbe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, Default())
+		e.trip(t)
+		start := time.Now()
+		p, err := e.b.Await(e.ctx, e.key, 1, start.Add(10*time.Second), func(Wait) { t.Error("no wait to tell of") })
+		require.NoError(t, err)
+		assert.Equal(t, Reject, p.Verdict)
+		assert.WithinDuration(t, start, time.Now(), 0, "no time spent waiting for a probe past the deadline")
+	})
+}
+
+func TestAwaitPollsWhileAnotherRunProbesAndGoesOnWhenItCloses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, Default())
+		e.trip(t)
+		time.Sleep(24 * time.Second)
+		prober, err := e.b.Check(e.ctx, e.key, 1)
+		require.NoError(t, err)
+		require.Equal(t, Probe, prober.Verdict)
+
+		done := make(chan Permit)
+		var told []Wait
+		go func() {
+			p, err := e.b.Await(e.ctx, e.key, 1, time.Time{}, func(w Wait) { told = append(told, w) })
+			assert.NoError(t, err)
+			done <- p
+		}()
+		time.Sleep(3 * time.Second) // the probe takes 3s
+		synctest.Wait()
+		_, err = e.b.Record(e.ctx, prober, Success)
+		require.NoError(t, err)
+		closed := time.Now()
+		p := <-done
+		assert.Equal(t, Allow, p.Verdict)
+		assert.Less(t, time.Since(closed), PollInterval, "it saw the close within one poll")
+		require.Len(t, told, 1, "one line, not one per poll")
+		assert.True(t, told[0].Status.Probing)
+	})
+}
+
+func TestAwaitEndsAtOnceWhenItsContextEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, Default())
+		e.trip(t)
+		ctx, cancel := context.WithCancel(e.ctx)
+		done := make(chan error)
+		go func() {
+			_, err := e.b.Await(ctx, e.key, 1, time.Time{}, nil)
+			done <- err
+		}()
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		cancel()
+		start := time.Now()
+		assert.ErrorIs(t, <-done, context.Canceled)
+		assert.WithinDuration(t, start, time.Now(), 0)
+	})
+}
+
+func TestAwaitTellsItIsStillWaitingAtLeastOnceAMinute(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Default()
+		cfg.Cooldown = 5 * time.Minute
+		e := newBubble(t, cfg)
+		e.trip(t)
+		var at []time.Time
+		_, err := e.b.Await(e.ctx, e.key, 1, time.Time{}, func(Wait) { at = append(at, time.Now()) })
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(at), 4, "a 4-minute wait")
+		for i := 1; i < len(at); i++ {
+			assert.LessOrEqual(t, at[i].Sub(at[i-1]), NotifyInterval)
+		}
+	})
+}
