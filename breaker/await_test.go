@@ -58,7 +58,7 @@ func (e *bubble) trip(t *testing.T) time.Time {
 
 func TestAwaitWaitsOutTheCooldownAndReturnsTheProbe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newBubble(t, Default())
+		e := newBubble(t, fixedCooldown())
 		opened := e.trip(t)
 		var told []Wait
 		p, err := e.b.Await(e.ctx, e.key, 1, time.Now().Add(time.Minute), func(w Wait) { told = append(told, w) })
@@ -73,7 +73,7 @@ func TestAwaitWaitsOutTheCooldownAndReturnsTheProbe(t *testing.T) {
 
 func TestAwaitGivesUpAtOnceWhenTheDeadlineComesBeforeTheProbe(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newBubble(t, Default())
+		e := newBubble(t, fixedCooldown())
 		e.trip(t)
 		start := time.Now()
 		p, err := e.b.Await(e.ctx, e.key, 1, start.Add(10*time.Second), func(Wait) { t.Error("no wait to tell of") })
@@ -85,7 +85,7 @@ func TestAwaitGivesUpAtOnceWhenTheDeadlineComesBeforeTheProbe(t *testing.T) {
 
 func TestAwaitPollsWhileAnotherRunProbesAndGoesOnWhenItCloses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newBubble(t, Default())
+		e := newBubble(t, fixedCooldown())
 		e.trip(t)
 		time.Sleep(24 * time.Second)
 		prober, err := e.b.Check(e.ctx, e.key, 1)
@@ -114,7 +114,7 @@ func TestAwaitPollsWhileAnotherRunProbesAndGoesOnWhenItCloses(t *testing.T) {
 
 func TestAwaitEndsAtOnceWhenItsContextEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newBubble(t, Default())
+		e := newBubble(t, fixedCooldown())
 		e.trip(t)
 		ctx, cancel := context.WithCancel(e.ctx)
 		done := make(chan error)
@@ -133,8 +133,8 @@ func TestAwaitEndsAtOnceWhenItsContextEnds(t *testing.T) {
 
 func TestAwaitTellsItIsStillWaitingAtLeastOnceAMinute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		cfg := Default()
-		cfg.Cooldown = 5 * time.Minute
+		cfg := fixedCooldown()
+		cfg.FirstCooldown, cfg.Cooldown = 5*time.Minute, 5*time.Minute
 		e := newBubble(t, cfg)
 		e.trip(t)
 		var at []time.Time

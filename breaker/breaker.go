@@ -91,6 +91,11 @@ type Status struct {
 	// cooldown when open, or of another run's probe claim when that run
 	// is probing. Zero when closed or when a probe is due.
 	NextProbe time.Duration `json:"-"`
+	// Cooldown is the cooldown of the circuit's current open period (as
+	// drawn, jitter included); zero when closed. FailedProbes is how many
+	// probes have failed since it opened: each doubled the cooldown.
+	Cooldown     time.Duration `json:"-"`
+	FailedProbes int           `json:"failed_probes"`
 	// Probing is set when Check found another run holding the probe
 	// claim of the half-open circuit: its result, not NextProbe, decides
 	// when the circuit next lets a run through.
@@ -108,8 +113,9 @@ func (s Status) MarshalJSON() ([]byte, error) {
 		plain
 		WindowSeconds    float64 `json:"window_seconds"`
 		NextProbeSeconds float64 `json:"next_probe_seconds"`
+		CooldownSeconds  float64 `json:"cooldown_seconds"`
 		Warning          string  `json:"warning,omitempty"`
-	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds()}
+	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds(), CooldownSeconds: s.Cooldown.Seconds()}
 	if s.Warning != nil {
 		out.Warning = s.Warning.Error()
 	}
@@ -132,6 +138,8 @@ func (b *Breaker) status(c circuit, now time.Time) Status {
 	if c.Open {
 		st.OpenedAt = c.OpenedAt
 		st.NextProbe = max(c.ProbeAt.Sub(now), 0)
+		st.Cooldown = c.ProbeAt.Sub(c.OpenedAt)
+		st.FailedProbes = c.Probes
 	}
 	return st
 }

@@ -104,6 +104,9 @@ type circuit struct {
 	OpenedAt time.Time
 	// ProbeAt is when the cooldown ends and the circuit is half-open.
 	ProbeAt time.Time
+	// Probes counts the failed probes since the circuit opened: the
+	// cooldown doubles with each.
+	Probes int
 	// Buckets count the attempts of the window, oldest first.
 	Buckets []bucket
 	// Spent is how many of Config.Tokens are taken, in [0, Tokens].
@@ -211,10 +214,11 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 	if probe && c.Open && c.Gen == gen {
 		c.Gen++
 		if !failed {
-			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets = false, time.Time{}, time.Time{}, nil
+			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets, c.Probes = false, time.Time{}, time.Time{}, nil, 0
 			return c
 		}
 		c = cfg.add(c, now, failed)
+		c.Probes++
 		return cfg.trip(c, now, r)
 	}
 	c = cfg.add(c, now, failed)
@@ -224,24 +228,40 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 	failures, attempts := cfg.counts(c, now)
 	if attempts >= cfg.Min && float64(failures)/float64(attempts) >= cfg.Ratio && cfg.failureSpan(c, now) >= cfg.minSpan() {
 		c.Gen++
+		c.Probes = 0
 		return cfg.trip(c, now, r)
 	}
 	return c
 }
 
-// trip opens c at now with a freshly drawn cooldown.
+// trip opens c at now with a cooldown drawn for its c.Probes failed probes.
 func (cfg Config) trip(c circuit, now time.Time, r Rand) circuit {
-	c.Open, c.OpenedAt, c.ProbeAt = true, now, now.Add(cfg.cooldown(r))
+	c.Open, c.OpenedAt, c.ProbeAt = true, now, now.Add(cfg.cooldown(c.Probes, r))
 	return c
 }
 
-// cooldown draws a cooldown uniformly from Cooldown±Jitter·Cooldown.
-func (cfg Config) cooldown(r Rand) time.Duration {
-	j := time.Duration(float64(cfg.Cooldown) * cfg.Jitter)
-	if j <= 0 {
-		return cfg.Cooldown
+// nominalCooldown is the cooldown after probes failed probes, before
+// jitter: FirstCooldown doubled probes times, at most Cooldown.
+func (cfg Config) nominalCooldown(probes int) time.Duration {
+	d := min(cfg.FirstCooldown, cfg.Cooldown)
+	for range probes {
+		if d >= cfg.Cooldown/2 {
+			return cfg.Cooldown
+		}
+		d *= 2
 	}
-	return cfg.Cooldown - j + time.Duration(r.Int64N(int64(2*j)+1))
+	return d
+}
+
+// cooldown draws the cooldown after probes failed probes uniformly from
+// its nominal value ±Jitter of it.
+func (cfg Config) cooldown(probes int, r Rand) time.Duration {
+	d := cfg.nominalCooldown(probes)
+	j := time.Duration(float64(d) * cfg.Jitter)
+	if j <= 0 {
+		return d
+	}
+	return d - j + time.Duration(r.Int64N(int64(2*j)+1))
 }
 
 // add counts one attempt that ended at now in its bucket. The buckets stay

@@ -27,6 +27,14 @@ func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9
 
 // feed records outcomes one second apart from start and returns the
 // circuit and the time of the last one.
+// fixedCooldown is Default with every cooldown 30s (±20%), as before
+// cooldowns grew: for tests about anything but the cooldown's growth.
+func fixedCooldown() Config {
+	cfg := Default()
+	cfg.FirstCooldown, cfg.Cooldown = 30*time.Second, 30*time.Second
+	return cfg
+}
+
 func feed(cfg Config, c circuit, start time.Time, outcomes ...Outcome) (circuit, time.Time) {
 	now := start
 	for i, o := range outcomes {
@@ -46,7 +54,7 @@ func repeat(o Outcome, n int) []Outcome {
 
 func TestWindowCountsAnAttemptForExactlyOneWindow(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := cfg.observe(circuit{Key: "k"}, t0, Failure, false, 0, edgeRand{})
 
 	f, a := cfg.counts(c, t0.Add(cfg.Window-time.Millisecond))
@@ -57,7 +65,7 @@ func TestWindowCountsAnAttemptForExactlyOneWindow(t *testing.T) {
 
 func TestWindowDropsExpiredBucketsOnUpdate(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Success, 10)...)
 	require.Len(t, c.Buckets, 10)
 
@@ -69,7 +77,7 @@ func TestWindowDropsExpiredBucketsOnUpdate(t *testing.T) {
 
 func TestCircuitOpensAtRatioWithMinimumAttempts(t *testing.T) {
 	t.Parallel()
-	cfg := Default() // ratio 0.5, min 5
+	cfg := fixedCooldown() // ratio 0.5, min 5
 	tests := []struct {
 		name     string
 		outcomes []Outcome
@@ -96,7 +104,7 @@ func TestCircuitOpensAtRatioWithMinimumAttempts(t *testing.T) {
 
 func TestFailuresThatLeftTheWindowDoNotOpenTheCircuit(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Failure, 4)...)
 	c, _ = feed(cfg, c, t0.Add(cfg.Window+10*time.Second), Failure, Success)
 	assert.False(t, c.Open, "4 old failures expired; 1 of 2 recent is below the minimum")
@@ -105,26 +113,66 @@ func TestFailuresThatLeftTheWindowDoNotOpenTheCircuit(t *testing.T) {
 func TestCooldownIsJitteredWithinTwentyPercent(t *testing.T) {
 	t.Parallel()
 	cfg := Default()
-	assert.Equal(t, 24*time.Second, cfg.cooldown(edgeRand{hi: false}))
-	assert.Equal(t, 36*time.Second, cfg.cooldown(edgeRand{hi: true}))
+	assert.Equal(t, 800*time.Millisecond, cfg.cooldown(0, edgeRand{hi: false}))
+	assert.Equal(t, 1200*time.Millisecond, cfg.cooldown(0, edgeRand{hi: true}))
+	assert.Equal(t, 8*time.Second, cfg.cooldown(5, edgeRand{hi: false}))
+	assert.Equal(t, 12*time.Second, cfg.cooldown(5, edgeRand{hi: true}))
 
 	r := seeded(1)
 	seen := map[time.Duration]bool{}
 	for range 1000 {
-		d := cfg.cooldown(r)
-		require.GreaterOrEqual(t, d, 24*time.Second)
-		require.LessOrEqual(t, d, 36*time.Second)
+		d := cfg.cooldown(4, r)
+		require.GreaterOrEqual(t, d, 8*time.Second)
+		require.LessOrEqual(t, d, 12*time.Second)
 		seen[d] = true
 	}
 	assert.Greater(t, len(seen), 900, "a fleet's cooldowns are spread out, not in step")
 
 	cfg.Jitter = 0
-	assert.Equal(t, cfg.Cooldown, cfg.cooldown(r), "no jitter means the exact cooldown")
+	assert.Equal(t, cfg.Cooldown, cfg.cooldown(9, r), "no jitter means the exact cooldown")
+}
+
+func TestCooldownStartsShortAndDoublesWithEachFailedProbeUpToTheMaximum(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	var got []time.Duration
+	for probes := range 7 {
+		got = append(got, cfg.nominalCooldown(probes))
+	}
+	assert.Equal(t, []time.Duration{1e9, 2e9, 4e9, 8e9, 10e9, 10e9, 10e9}, got)
+	assert.Equal(t, cfg.Cooldown, cfg.nominalCooldown(maxProbes), "no overflow")
+
+	cfg.Cooldown = 500 * time.Millisecond
+	assert.Equal(t, cfg.Cooldown, cfg.nominalCooldown(0), "a maximum below the first cooldown bounds it too")
+}
+
+func TestFailedProbesGrowTheCooldownAndASuccessfulOneResetsIt(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	cfg.Jitter = 0
+	cfg.MinSpan = 0
+	r := edgeRand{}
+	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	now := t0
+	var cooldowns []time.Duration
+	for range 5 {
+		cooldowns = append(cooldowns, c.ProbeAt.Sub(c.OpenedAt))
+		now = c.ProbeAt
+		c = cfg.observe(c, now, Failure, true, c.Gen, r)
+	}
+	assert.Equal(t, []time.Duration{1e9, 2e9, 4e9, 8e9, 10e9}, cooldowns)
+
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, r)
+	require.False(t, c.Open)
+	c, _ = feed(cfg, c, now.Add(time.Hour), repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	assert.Equal(t, time.Second, c.ProbeAt.Sub(c.OpenedAt), "the next outage starts short again")
 }
 
 func TestOpenedCircuitBecomesHalfOpenWhenTheCooldownEnds(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	cooldown := c.ProbeAt.Sub(c.OpenedAt)
 	require.Equal(t, 24*time.Second, cooldown, "edgeRand draws the shortest cooldown")
@@ -167,7 +215,7 @@ func TestHalfOpenGrantsOneProbeClaimPerGeneration(t *testing.T) {
 
 func TestProbeSuccessClosesTheCircuitAndClearsTheWindow(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen := c.Gen
 	c = cfg.observe(c, c.ProbeAt, Success, true, gen, edgeRand{})
@@ -180,7 +228,7 @@ func TestProbeSuccessClosesTheCircuitAndClearsTheWindow(t *testing.T) {
 
 func TestProbeFailureReopensWithANewCooldown(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen, at := c.Gen, c.ProbeAt.Add(time.Second)
 	c = cfg.observe(c, at, Failure, true, gen, edgeRand{hi: true})
@@ -194,7 +242,7 @@ func TestProbeFailureReopensWithANewCooldown(t *testing.T) {
 
 func TestAStaleProbeCountsAsAnOrdinaryAttempt(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	at := c.ProbeAt
 	c = cfg.observe(c, at, Failure, true, c.Gen, edgeRand{}) // reopened
@@ -209,7 +257,7 @@ func TestAStaleProbeCountsAsAnOrdinaryAttempt(t *testing.T) {
 
 func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	opened, probeAt, gen := c.OpenedAt, c.ProbeAt, c.Gen
 	c = cfg.observe(c, opened.Add(time.Second), Failure, false, 0, edgeRand{hi: true})
@@ -218,8 +266,8 @@ func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 
 func TestTokenBucketDrainsOnFailuresAndRefillsOnSuccesses(t *testing.T) {
 	t.Parallel()
-	cfg := Default() // 10 tokens, 0.1 per success
-	cfg.Min = 1000   // keep the circuit closed: this is about the budget
+	cfg := fixedCooldown() // 10 tokens, 0.1 per success
+	cfg.Min = 1000         // keep the circuit closed: this is about the budget
 	c := circuit{Key: "k"}
 
 	c, last := feed(cfg, c, t0, repeat(Failure, 4)...)
@@ -264,7 +312,7 @@ func TestRunBudgetAllowsExactlyTheLimit(t *testing.T) {
 
 func TestResetClosesAndMovesToTheNextGeneration(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	r := cfg.reset(c)
 	assert.Equal(t, circuit{Key: "k", Gen: c.Gen + 1}, r)
@@ -292,7 +340,7 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := Default()
+			cfg := fixedCooldown()
 			tt.change(&cfg)
 			err := cfg.Validate()
 			require.Error(t, err)

@@ -31,9 +31,11 @@ type breakerOptions struct {
 	Ratio        float64
 	Min          int
 	MinSpan      time.Duration
-	Cooldown     time.Duration
-	Tokens       float64
-	TokenPct     float64
+	// FirstCooldown and Cooldown are the first and the longest cooldown.
+	FirstCooldown time.Duration
+	Cooldown      time.Duration
+	Tokens        float64
+	TokenPct      float64
 
 	// WhenOpen is what a run does when its circuit is open: "wait",
 	// "fail", or "auto" (wait when there is a deadline or no attempt
@@ -60,14 +62,15 @@ func (b *breakerOptions) waits(deadline time.Duration, attempts int) bool {
 func defaultBreakerOptions() breakerOptions {
 	d := breaker.Default()
 	return breakerOptions{
-		Window:   d.Window,
-		Ratio:    d.Ratio,
-		Min:      d.Min,
-		MinSpan:  d.MinSpan,
-		Cooldown: d.Cooldown,
-		Tokens:   d.Tokens,
-		TokenPct: d.TokenRatio,
-		WhenOpen: "auto",
+		Window:        d.Window,
+		Ratio:         d.Ratio,
+		Min:           d.Min,
+		MinSpan:       d.MinSpan,
+		Cooldown:      d.Cooldown,
+		FirstCooldown: d.FirstCooldown,
+		Tokens:        d.Tokens,
+		TokenPct:      d.TokenRatio,
+		WhenOpen:      "auto",
 	}
 }
 
@@ -95,7 +98,8 @@ func (b *breakerOptions) bindTunables(fs *pflag.FlagSet) {
 	fs.Float64Var(&b.Ratio, "breaker-ratio", b.Ratio, "failure share in the window at which the circuit opens, in (0, 1]")
 	fs.Var(countValue{&b.Min, "breaker-min"}, "breaker-min", "attempts the window must hold before the circuit can open")
 	fs.Var(durationValue{&b.MinSpan, "breaker-min-span"}, "breaker-min-span", "how long the window's failures must span before the circuit can open, so a blip does not (0: any)")
-	fs.Var(durationValue{&b.Cooldown, "breaker-cooldown"}, "breaker-cooldown", "how long an open circuit waits (±20%) before one run probes")
+	fs.Var(durationValue{&b.FirstCooldown, "breaker-first-cooldown"}, "breaker-first-cooldown", "how long a circuit that has just opened waits (±20%) before one run probes; each failed probe doubles it")
+	fs.Var(durationValue{&b.Cooldown, "breaker-cooldown"}, "breaker-cooldown", "the longest cooldown (±20%) the doubling reaches: after an outage, the first run learns it is over within about this long")
 	fs.Float64Var(&b.Tokens, "budget-tokens", b.Tokens, "retry budget per key: failed attempts take a token; no retries at half or less")
 	fs.Float64Var(&b.TokenPct, "budget-ratio", b.TokenPct, "tokens a successful attempt gives back")
 }
@@ -113,7 +117,9 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 	case b.MinSpan >= b.Window:
 		return c, &UsageError{Flag: "--breaker-min-span", Value: b.MinSpan.String(), Want: "want a duration shorter than --breaker-window " + b.Window.String()}
 	case b.Cooldown <= 0:
-		return c, &UsageError{Flag: "--breaker-cooldown", Value: b.Cooldown.String(), Want: "want a duration above 0, such as 30s"}
+		return c, &UsageError{Flag: "--breaker-cooldown", Value: b.Cooldown.String(), Want: "want a duration above 0, such as 10s"}
+	case b.FirstCooldown <= 0:
+		return c, &UsageError{Flag: "--breaker-first-cooldown", Value: b.FirstCooldown.String(), Want: "want a duration above 0, such as 1s"}
 	case b.Tokens <= 0:
 		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
 	case b.TokenPct < 0:
@@ -122,6 +128,7 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--when-open", Value: b.WhenOpen, Want: "want auto, wait or fail"}
 	}
 	c.Window, c.Ratio, c.Min, c.MinSpan, c.Cooldown, c.Tokens, c.TokenRatio = b.Window, b.Ratio, b.Min, b.MinSpan, b.Cooldown, b.Tokens, b.TokenPct
+	c.FirstCooldown = b.FirstCooldown
 	if err := c.Validate(); err != nil {
 		return c, &UsageError{Flag: "--breaker", Err: err}
 	}
@@ -481,8 +488,8 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 					fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: no record (no run has used this key, or its record expired)\n", s.Key)
 					return nil
 				}
-				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\n",
-					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s))
+				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\ncooldown: %s\n",
+					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s), cooldown(s))
 				return nil
 			})
 		},
@@ -551,6 +558,14 @@ func nextProbe(s breaker.Status) string {
 		return "now"
 	}
 	return report.Duration(s.NextProbe.Round(time.Second))
+}
+
+// cooldown describes the circuit's current cooldown.
+func cooldown(s breaker.Status) string {
+	if s.State == breaker.Closed {
+		return "-"
+	}
+	return fmt.Sprintf("%s (after %d failed probes)", report.Duration(s.Cooldown.Round(100*time.Millisecond)), s.FailedProbes)
 }
 
 func allowed(ok bool) string {
