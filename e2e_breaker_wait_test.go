@@ -148,3 +148,30 @@ func TestPlanSaysWhatARunDoesWhenTheCircuitIsOpen(t *testing.T) {
 	assert.Equal(t, 125, r.code)
 	assert.Equal(t, "retry: --when-open: \"sometimes\": want auto, wait or fail\n", r.stderr)
 }
+
+func TestARetryRefusedByTheBudgetWaitsForItWithinTheDeadline(t *testing.T) {
+	t.Parallel()
+	for _, store := range waitStores() {
+		t.Run(store.name, func(t *testing.T) {
+			t.Parallel()
+			state := store.state(t)
+			// A 6s window refills the 10-token budget over 6s; the
+			// circuit never opens (this is about the budget).
+			flags := []string{"--breaker", "k", "--state", state, "--state-timeout", "10s", "--breaker-window", "6s", "--breaker-min", "1000",
+				"--fast-delay", "1ms", "--fast-max", "1ms", "--slow-delay", "1ms", "--slow-max", "1ms"}
+			r := retry(t, nil, append(flags, "-n", "10", "--", "sh", "-c", "exit 7")...)
+			require.Equal(t, 7, r.code)
+			require.Contains(t, r.stderr, "retry budget exhausted for k", "no deadline: the budget stops the retries, as before")
+
+			count := filepath.Join(t.TempDir(), "count")
+			script := `echo x >> "$0"; [ "$(wc -l < "$0")" -ge 2 ]`
+			r = retry(t, nil, append(flags, "--deadline", "30s", "--", "sh", "-c", script, count)...)
+			assert.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stderr, `retry: retry budget of "k" is spent`)
+			assert.Contains(t, r.stderr, "waiting for it to refill")
+			data, err := os.ReadFile(count)
+			require.NoError(t, err)
+			assert.Equal(t, "x\nx\n", string(data), "the refused retry ran once the budget allowed it")
+		})
+	}
+}

@@ -146,3 +146,37 @@ func TestAwaitTellsItIsStillWaitingAtLeastOnceAMinute(t *testing.T) {
 		}
 	})
 }
+
+func TestAwaitWaitsForTheRetryBudgetToRefill(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := fixedCooldown()
+		cfg.Min = 1000 // the circuit stays closed: this is about the budget
+		e := newBubble(t, cfg)
+		for range 10 {
+			e.record(t, Failure)
+		}
+		start := time.Now()
+		var told []Wait
+		p, err := e.b.Await(e.ctx, e.key, 2, start.Add(time.Minute), func(w Wait) { told = append(told, w) })
+		require.NoError(t, err)
+		assert.Equal(t, Allow, p.Verdict)
+		waited := time.Since(start)
+		assert.GreaterOrEqual(t, waited, 30*time.Second, "10 tokens refill over the 60s window: half of them take 30s")
+		assert.Less(t, waited, 30*time.Second+2*PollInterval)
+		require.Len(t, told, 1)
+		assert.True(t, told[0].Budget)
+
+		for range 10 {
+			e.record(t, Failure)
+		}
+		start = time.Now()
+		p, err = e.b.Await(e.ctx, e.key, 2, start.Add(10*time.Second), nil)
+		require.NoError(t, err)
+		assert.Equal(t, NoBudget, p.Verdict, "the budget refills after the deadline: give up at once")
+		assert.WithinDuration(t, start, time.Now(), 0)
+
+		p, err = e.b.Await(e.ctx, e.key, 1, start.Add(10*time.Second), nil)
+		require.NoError(t, err)
+		assert.Equal(t, Allow, p.Verdict, "first attempts are never refused for budget")
+	})
+}

@@ -85,6 +85,9 @@ type Status struct {
 	Tokens       float64 `json:"tokens"`
 	MaxTokens    float64 `json:"max_tokens"`
 	RetryAllowed bool    `json:"retry_allowed"`
+	// RetryIn is how long until the budget, refilling with time, allows a
+	// retry; zero when it does.
+	RetryIn time.Duration `json:"-"`
 	// OpenedAt is when the circuit last opened; zero when closed.
 	OpenedAt time.Time `json:"opened_at,omitzero"`
 	// NextProbe is the time until a probe may run: the rest of the
@@ -114,8 +117,10 @@ func (s Status) MarshalJSON() ([]byte, error) {
 		WindowSeconds    float64 `json:"window_seconds"`
 		NextProbeSeconds float64 `json:"next_probe_seconds"`
 		CooldownSeconds  float64 `json:"cooldown_seconds"`
+		RetryInSeconds   float64 `json:"retry_in_seconds"`
 		Warning          string  `json:"warning,omitempty"`
-	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds(), CooldownSeconds: s.Cooldown.Seconds()}
+	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds(),
+		CooldownSeconds: s.Cooldown.Seconds(), RetryInSeconds: s.RetryIn.Seconds()}
 	if s.Warning != nil {
 		out.Warning = s.Warning.Error()
 	}
@@ -133,7 +138,8 @@ func (b *Breaker) status(c circuit, now time.Time) Status {
 	st := Status{
 		Key: c.Key, State: b.cfg.state(c, now),
 		Failures: failures, Attempts: attempts, Window: b.cfg.Window,
-		Tokens: b.cfg.tokens(c), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c),
+		Tokens: b.cfg.tokens(c, now), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c, now),
+		RetryIn: b.cfg.retryIn(c, now),
 	}
 	if c.Open {
 		st.OpenedAt = c.OpenedAt
@@ -208,6 +214,9 @@ type Wait struct {
 	Next time.Time
 	// Deadline is the caller's deadline; zero when there is none.
 	Deadline time.Time
+	// Budget is set when the wait is for the key's retry budget to
+	// refill, not for the circuit.
+	Budget bool
 }
 
 // PollInterval is how often, on average, a run waiting in Await looks at
@@ -238,19 +247,24 @@ func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline t
 	var toldAt time.Time
 	for {
 		p, err := b.Check(ctx, key, attempt)
-		if err != nil || p.Verdict != Reject {
+		if err != nil || (p.Verdict != Reject && p.Verdict != NoBudget) {
 			return p, err
 		}
 		now := b.now()
-		next := now.Add(p.Status.NextProbe + time.Duration(lockedRand{b}.Int64N(int64(PollInterval/5))))
-		if p.Status.Probing {
+		var next time.Time
+		switch {
+		case p.Verdict == NoBudget:
+			next = now.Add(p.Status.RetryIn + time.Duration(lockedRand{b}.Int64N(int64(PollInterval*2))))
+		case p.Status.Probing:
 			next = now.Add(PollInterval/2 + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
+		default:
+			next = now.Add(p.Status.NextProbe + time.Duration(lockedRand{b}.Int64N(int64(PollInterval/5))))
 		}
 		if !deadline.IsZero() && !next.Before(deadline) {
 			return p, nil
 		}
-		w := Wait{Status: p.Status, Next: next, Deadline: deadline}
-		changed := w.Status.State != told.Status.State || w.Status.Probing != told.Status.Probing ||
+		w := Wait{Status: p.Status, Next: next, Deadline: deadline, Budget: p.Verdict == NoBudget}
+		changed := w.Budget != told.Budget || w.Status.State != told.Status.State || w.Status.Probing != told.Status.Probing ||
 			!w.Status.OpenedAt.Equal(told.Status.OpenedAt)
 		if changed || now.Sub(toldAt) >= NotifyInterval {
 			if notify != nil {

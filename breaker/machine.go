@@ -109,8 +109,12 @@ type circuit struct {
 	Probes int
 	// Buckets count the attempts of the window, oldest first.
 	Buckets []bucket
-	// Spent is how many of Config.Tokens are taken, in [0, Tokens].
-	Spent float64
+	// Spent is how many of Config.Tokens were taken at SpentAt, in
+	// [0, Tokens]; the budget refills with time from then. A zero
+	// SpentAt (a record from before refilling) refills from the next
+	// update on.
+	Spent   float64
+	SpentAt time.Time
 }
 
 // bucket counts the attempts that started in one slice of the window.
@@ -172,15 +176,42 @@ func (cfg Config) counts(c circuit, now time.Time) (failures, attempts int) {
 	return failures, attempts
 }
 
-// tokens returns the tokens left in c's retry budget.
-func (cfg Config) tokens(c circuit) float64 {
-	return cfg.Tokens - min(max(c.Spent, 0), cfg.Tokens)
+// refill is how many tokens the retry budget regains per second: all of
+// them over one window, so an outage's failures stop refusing retries
+// about as soon as they leave the window.
+func (cfg Config) refill() float64 {
+	return cfg.Tokens / cfg.Window.Seconds()
 }
 
-// retryAllowed reports whether c's budget allows a retry: more than half of
-// the tokens are left.
-func (cfg Config) retryAllowed(c circuit) bool {
-	return cfg.tokens(c) > cfg.Tokens/2
+// spent returns the tokens taken from c's retry budget at now.
+func (cfg Config) spent(c circuit, now time.Time) float64 {
+	spent := min(max(c.Spent, 0), cfg.Tokens)
+	if !c.SpentAt.IsZero() && now.After(c.SpentAt) {
+		spent = max(spent-cfg.refill()*now.Sub(c.SpentAt).Seconds(), 0)
+	}
+	return spent
+}
+
+// tokens returns the tokens left in c's retry budget at now.
+func (cfg Config) tokens(c circuit, now time.Time) float64 {
+	return cfg.Tokens - cfg.spent(c, now)
+}
+
+// retryAllowed reports whether c's budget allows a retry at now: more than
+// half of the tokens are left.
+func (cfg Config) retryAllowed(c circuit, now time.Time) bool {
+	return cfg.tokens(c, now) > cfg.Tokens/2
+}
+
+// retryIn returns how long from now until c's budget allows a retry, as
+// it refills: 0 when it does now.
+func (cfg Config) retryIn(c circuit, now time.Time) time.Duration {
+	over := cfg.spent(c, now) - cfg.Tokens/2
+	if over < 0 {
+		return 0
+	}
+	// A millisecond more, so that the budget is past the line, not on it.
+	return time.Duration(over/cfg.refill()*float64(time.Second)) + time.Millisecond
 }
 
 // decide answers whether attempt number attempt (from 1) may start at now.
@@ -193,7 +224,7 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 	case HalfOpen:
 		return Probe
 	}
-	if attempt > 1 && !cfg.retryAllowed(c) {
+	if attempt > 1 && !cfg.retryAllowed(c, now) {
 		return NoBudget
 	}
 	return Allow
@@ -206,15 +237,18 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen uint64, r Rand) circuit {
 	c = cfg.prune(c, now)
 	failed := o == Failure
+	c.Spent, c.SpentAt = cfg.spent(c, now), now
 	if failed {
-		c.Spent = min(max(c.Spent, 0)+1, cfg.Tokens)
+		c.Spent = min(c.Spent+1, cfg.Tokens)
 	} else {
-		c.Spent = max(min(c.Spent, cfg.Tokens)-cfg.TokenRatio, 0)
+		c.Spent = max(c.Spent-cfg.TokenRatio, 0)
 	}
 	if probe && c.Open && c.Gen == gen {
 		c.Gen++
 		if !failed {
-			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets, c.Probes = false, time.Time{}, time.Time{}, nil, 0
+			// The dependency is back: so is the whole retry budget,
+			// which the outage's failures had spent.
+			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets, c.Probes, c.Spent = false, time.Time{}, time.Time{}, nil, 0, 0
 			return c
 		}
 		c = cfg.add(c, now, failed)

@@ -264,33 +264,75 @@ func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 	assert.Equal(t, [3]any{opened, probeAt, gen}, [3]any{c.OpenedAt, c.ProbeAt, c.Gen})
 }
 
+// feedAt records outcomes on c, all at now.
+func feedAt(cfg Config, c circuit, now time.Time, outcomes ...Outcome) circuit {
+	for _, o := range outcomes {
+		c = cfg.observe(c, now, o, false, 0, edgeRand{})
+	}
+	return c
+}
+
 func TestTokenBucketDrainsOnFailuresAndRefillsOnSuccesses(t *testing.T) {
 	t.Parallel()
 	cfg := fixedCooldown() // 10 tokens, 0.1 per success
 	cfg.Min = 1000         // keep the circuit closed: this is about the budget
 	c := circuit{Key: "k"}
+	now := t0 // one instant: no refilling with time
 
-	c, last := feed(cfg, c, t0, repeat(Failure, 4)...)
-	assert.InDelta(t, 6, cfg.tokens(c), 1e-9)
-	assert.Equal(t, Allow, cfg.decide(c, last, 2), "6 of 10 tokens left allow a retry")
+	c = feedAt(cfg, c, now, repeat(Failure, 4)...)
+	assert.InDelta(t, 6, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, Allow, cfg.decide(c, now, 2), "6 of 10 tokens left allow a retry")
 
-	c, last = feed(cfg, c, last, Failure)
-	assert.InDelta(t, 5, cfg.tokens(c), 1e-9)
-	assert.Equal(t, NoBudget, cfg.decide(c, last, 2), "at half the tokens retries stop")
-	assert.Equal(t, Allow, cfg.decide(c, last, 1), "first attempts are always allowed")
+	c = feedAt(cfg, c, now, Failure)
+	assert.InDelta(t, 5, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, NoBudget, cfg.decide(c, now, 2), "at half the tokens retries stop")
+	assert.Equal(t, Allow, cfg.decide(c, now, 1), "first attempts are always allowed")
 
-	c, last = feed(cfg, c, last, repeat(Failure, 20)...)
-	assert.InDelta(t, 0, cfg.tokens(c), 1e-9, "the bucket does not go below empty")
+	c = feedAt(cfg, c, now, repeat(Failure, 20)...)
+	assert.InDelta(t, 0, cfg.tokens(c, now), 1e-9, "the bucket does not go below empty")
 
-	c, last = feed(cfg, c, last, repeat(Success, 50)...)
-	assert.InDelta(t, 5, cfg.tokens(c), 1e-9)
-	assert.Equal(t, NoBudget, cfg.decide(c, last, 2))
-	c, last = feed(cfg, c, last, Success)
-	assert.InDelta(t, 5.1, cfg.tokens(c), 1e-9)
-	assert.Equal(t, Allow, cfg.decide(c, last, 2), "above half again")
+	c = feedAt(cfg, c, now, repeat(Success, 50)...)
+	assert.InDelta(t, 5, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, NoBudget, cfg.decide(c, now, 2))
+	c = feedAt(cfg, c, now, Success)
+	assert.InDelta(t, 5.1, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, Allow, cfg.decide(c, now, 2), "above half again")
 
-	c, _ = feed(cfg, c, last, repeat(Success, 200)...)
-	assert.InDelta(t, 10, cfg.tokens(c), 1e-9, "capped at Tokens")
+	c = feedAt(cfg, c, now, repeat(Success, 200)...)
+	assert.InDelta(t, 10, cfg.tokens(c, now), 1e-9, "capped at Tokens")
+}
+
+func TestTokenBucketRefillsOverOneWindow(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown() // 10 tokens, a 60s window: 1 token every 6s
+	cfg.Min = 1000
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
+	assert.InDelta(t, 0, cfg.tokens(c, t0), 1e-9)
+	assert.InDelta(t, 5, cfg.tokens(c, t0.Add(30*time.Second)), 1e-9)
+	assert.Equal(t, 30*time.Second+time.Millisecond, cfg.retryIn(c, t0), "until past half")
+	assert.Equal(t, NoBudget, cfg.decide(c, t0.Add(30*time.Second), 2))
+	assert.Equal(t, Allow, cfg.decide(c, t0.Add(30*time.Second+time.Millisecond), 2))
+	assert.Zero(t, cfg.retryIn(c, t0.Add(31*time.Second)))
+	assert.InDelta(t, 10, cfg.tokens(c, t0.Add(time.Hour)), 1e-9, "capped at Tokens")
+
+	c = feedAt(cfg, c, t0.Add(12*time.Second), Failure)
+	assert.InDelta(t, 1, cfg.tokens(c, t0.Add(12*time.Second)), 1e-9, "2 refilled, 1 taken")
+
+	old := circuit{Key: "k", Spent: 8} // a record from before refilling
+	assert.InDelta(t, 2, cfg.tokens(old, t0.Add(time.Hour)), 1e-9, "no time to refill from")
+	old = feedAt(cfg, old, t0, Success)
+	assert.InDelta(t, 2.1+5, cfg.tokens(old, t0.Add(30*time.Second)), 1e-9, "refills from its first update on")
+}
+
+func TestASuccessfulProbeRestoresTheWholeBudget(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown()
+	cfg.MinSpan = 0
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
+	require.True(t, c.Open)
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	require.False(t, c.Open)
+	assert.InDelta(t, 10, cfg.tokens(c, c.SpentAt), 1e-9)
 }
 
 func TestRunBudgetAllowsExactlyTheLimit(t *testing.T) {

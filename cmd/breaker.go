@@ -329,8 +329,10 @@ func (g *guard) Allow(ctx context.Context, next int) error {
 		case st.State == breaker.Open:
 			g.opened = true
 			return &refusal{msg: g.openMessage(st), opened: true}
+		case !st.RetryAllowed && g.wait && (g.deadline.IsZero() || time.Now().Add(st.RetryIn).Before(g.deadline)):
+			g.pending = true // attempts are spent on attempts, not on refusals
 		case !st.RetryAllowed:
-			return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, st.Tokens, st.MaxTokens)}
+			return &refusal{msg: g.budgetMessage(st)}
 		}
 	}
 	if g.runLimit > 0 {
@@ -382,9 +384,18 @@ func (g *guard) Admit(ctx context.Context, n int, deadline time.Time) error {
 		g.opened = true
 		return &refusal{msg: g.openMessage(p.Status), opened: true}
 	case breaker.NoBudget:
-		return &refusal{msg: fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, p.Status.Tokens, p.Status.MaxTokens)}
+		return &refusal{msg: g.budgetMessage(p.Status)}
 	}
 	return nil
+}
+
+// budgetMessage is the message for a retry the key's budget refused.
+func (g *guard) budgetMessage(s breaker.Status) string {
+	msg := fmt.Sprintf("retry budget exhausted for %s (%.1f of %.0f tokens left)", g.key, s.Tokens, s.MaxTokens)
+	if g.wait {
+		msg += "; it allows a retry again in " + report.Duration(s.RetryIn.Round(time.Second)) + ", past the deadline"
+	}
+	return msg
 }
 
 // openMessage is the message for a circuit that refused this run: a run

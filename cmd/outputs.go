@@ -109,6 +109,8 @@ func (x *outputs) waiting(key string, w breaker.Wait) {
 		return
 	}
 	switch {
+	case w.Budget:
+		x.countdown.Show(fmt.Sprintf("waiting for the retry budget of %q", key), w.Next)
 	case !w.Status.Probing:
 		x.countdown.Show(fmt.Sprintf("waiting for circuit %q: its next probe", key), w.Next)
 	case !w.Deadline.IsZero():
@@ -119,6 +121,10 @@ func (x *outputs) waiting(key string, w breaker.Wait) {
 // waitMessage is the line for a run waiting for circuit key.
 func waitMessage(key string, w breaker.Wait) string {
 	s := w.Status
+	if w.Budget {
+		return fmt.Sprintf("retry budget of %q is spent (%.1f of %.0f tokens left); waiting for it to refill until %s (in %s), sending nothing",
+			key, s.Tokens, s.MaxTokens, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
+	}
 	if s.Probing {
 		msg := fmt.Sprintf("circuit %q is being probed by another run; waiting for the result, sending nothing", key)
 		if !w.Deadline.IsZero() {
