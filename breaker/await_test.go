@@ -5,6 +5,7 @@ package breaker
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -178,5 +179,55 @@ func TestAwaitWaitsForTheRetryBudgetToRefill(t *testing.T) {
 		p, err = e.b.Await(e.ctx, e.key, 1, start.Add(10*time.Second), nil)
 		require.NoError(t, err)
 		assert.Equal(t, Allow, p.Verdict, "first attempts are never refused for budget")
+	})
+}
+
+func TestRunsThatWaitedResumeSpreadOutWhenTheProbeClosesTheCircuit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, fixedCooldown())
+		e.trip(t)
+		time.Sleep(24 * time.Second)
+		prober, err := e.b.Check(e.ctx, e.key, 1)
+		require.NoError(t, err)
+		require.Equal(t, Probe, prober.Verdict)
+
+		const runs = 40
+		resumed := make(chan time.Time, runs)
+		for range runs {
+			go func() {
+				p, err := e.b.Await(e.ctx, e.key, 1, time.Time{}, nil)
+				assert.NoError(t, err)
+				assert.Equal(t, Allow, p.Verdict)
+				resumed <- time.Now()
+			}()
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		require.Empty(t, resumed, "nobody goes while the probe is out")
+		_, err = e.b.Record(e.ctx, prober, Success)
+		require.NoError(t, err)
+		closed := time.Now()
+
+		var offsets []time.Duration
+		for range runs {
+			offsets = append(offsets, (<-resumed).Sub(closed))
+		}
+		// Each run sees the close at its next look (within 0.75s), then
+		// goes at its slot: rampOffset(k) after the close, or at once
+		// when that has passed.
+		for _, d := range offsets {
+			assert.GreaterOrEqual(t, d, time.Duration(0))
+		}
+		assert.LessOrEqual(t, slices.Max(offsets), rampOffset(runs-1)+time.Millisecond, "the last slot, and no later")
+		inFirstSecond := 0
+		for _, d := range offsets {
+			if d < time.Second {
+				inFirstSecond++
+			}
+		}
+		assert.LessOrEqual(t, inFirstSecond, 12, "8 a second at first (and the ramp's first slot)")
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.Equal(t, Closed, st.State)
 	})
 }

@@ -217,6 +217,10 @@ type Wait struct {
 	// Budget is set when the wait is for the key's retry budget to
 	// refill, not for the circuit.
 	Budget bool
+	// Ramp is set when the circuit has closed and the run waits for its
+	// slot of the ramp (Next), so that the runs that waited resume
+	// spread out rather than all at once.
+	Ramp bool
 }
 
 // PollInterval is how often, on average, a run waiting in Await looks at
@@ -234,22 +238,52 @@ const NotifyInterval = time.Minute
 // circuit is open, or half-open with another run probing, it waits without
 // running anything and looks again when the cooldown ends or, while
 // another run probes, every PollInterval or so; it returns the first
-// permit that lets attempt run (Allow or Probe).
+// permit that lets attempt run (Allow or Probe). A retry the key's retry
+// budget refuses (NoBudget) waits the same way, until the budget has
+// refilled past half (and up to 2×PollInterval more, jittered, so that
+// the runs waiting for it do not all go at once).
+//
+// A run that waited for the circuit and finds that a probe has closed it
+// takes the next slot of the circuit's ramp and goes at the slot's time
+// (see rampOffset), then looks once more: the waiting runs resume spread
+// out, in a slow start, rather than all in the instant they see it closed.
 //
 // It never waits past deadline (zero means none): when the next probe is
 // due at or after it, or the next look would be, Await returns at once
-// with the refusing permit, for the caller to give up. notify, when not
-// nil, is called when Await starts to wait, when what it waits for
-// changes, and at least every NotifyInterval. A NoBudget verdict is
-// returned as it is. The wait ends with ctx's error as soon as ctx ends.
+// with the refusing permit, for the caller to give up; a ramp slot at or
+// past the deadline is not waited for. notify, when not nil, is called
+// when Await starts to wait, when what it waits for changes, and at least
+// every NotifyInterval. The wait ends with ctx's error as soon as ctx
+// ends.
 func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline time.Time, notify func(Wait)) (Permit, error) {
 	var told Wait
 	var toldAt time.Time
+	waited, slotted := false, false
 	for {
 		p, err := b.Check(ctx, key, attempt)
-		if err != nil || (p.Verdict != Reject && p.Verdict != NoBudget) {
+		if err != nil {
 			return p, err
 		}
+		if p.Verdict == Allow && waited && !slotted {
+			slotted = true
+			at, err := b.slot(ctx, key)
+			if err != nil {
+				return Permit{}, err
+			}
+			if now := b.now(); at.After(now) && (deadline.IsZero() || at.Before(deadline)) {
+				if notify != nil {
+					notify(Wait{Status: p.Status, Next: at, Deadline: deadline, Ramp: true})
+				}
+				if err := sleep(ctx, at.Sub(now)); err != nil {
+					return Permit{}, err
+				}
+				continue // look again: the circuit may have opened since
+			}
+		}
+		if p.Verdict != Reject && p.Verdict != NoBudget {
+			return p, nil
+		}
+		waited = waited || p.Verdict == Reject
 		now := b.now()
 		var next time.Time
 		switch {
@@ -277,6 +311,17 @@ func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline t
 			return Permit{}, err
 		}
 	}
+}
+
+// slot takes the next slot of key's ramp and returns when it lets the run
+// go.
+func (b *Breaker) slot(ctx context.Context, key string) (time.Time, error) {
+	var at time.Time
+	_, _, err := b.update(ctx, key, func(c circuit) circuit {
+		c, at = admit(c, b.now())
+		return c
+	})
+	return at, err
 }
 
 // sleep waits for d or until ctx ends, whichever is first.

@@ -73,8 +73,10 @@ type circuitV1 struct {
 	// Fields added within version 1: a record without them (written
 	// before they were) reads as their zero value, and a release that
 	// does not know them ignores them.
-	Probes  int       `json:"probes,omitempty"`
-	SpentAt time.Time `json:"spent_at,omitzero"`
+	Probes   int       `json:"probes,omitempty"`
+	SpentAt  time.Time `json:"spent_at,omitzero"`
+	ClosedAt time.Time `json:"closed_at,omitzero"`
+	Admitted int       `json:"admitted,omitempty"`
 }
 
 // bucketV1 is one bucket of a version 1 circuit.
@@ -151,8 +153,11 @@ func (v circuitV1) circuit(key string) (circuit, error) {
 		return circuit{}, errors.New("open without a probe time")
 	case v.Probes < 0 || v.Probes > maxProbes:
 		return circuit{}, fmt.Errorf("failed probes %d out of range", v.Probes)
+	case v.Admitted < 0:
+		return circuit{}, fmt.Errorf("admitted %d out of range", v.Admitted)
 	}
-	c := circuit{Key: v.Key, Gen: v.Gen, Open: v.Open, OpenedAt: v.OpenedAt, ProbeAt: v.ProbeAt, Spent: v.Spent, SpentAt: v.SpentAt, Probes: v.Probes}
+	c := circuit{Key: v.Key, Gen: v.Gen, Open: v.Open, OpenedAt: v.OpenedAt, ProbeAt: v.ProbeAt, Spent: v.Spent, SpentAt: v.SpentAt, Probes: v.Probes,
+		ClosedAt: v.ClosedAt, Admitted: v.Admitted}
 	for i, b := range v.Buckets {
 		if b.OK < 0 || b.Fail < 0 {
 			return circuit{}, fmt.Errorf("bucket %d has negative counts", i)
@@ -191,6 +196,7 @@ func encodeCircuit(c circuit) ([]byte, error) {
 	v := circuitV1{
 		Version: formatVersion, Key: c.Key, Gen: c.Gen, Open: c.Open,
 		OpenedAt: c.OpenedAt.UTC(), ProbeAt: c.ProbeAt.UTC(), Spent: c.Spent, SpentAt: c.SpentAt.UTC(), Probes: min(c.Probes, maxProbes),
+		ClosedAt: c.ClosedAt.UTC(), Admitted: c.Admitted,
 		Buckets: make([]bucketV1, 0, len(c.Buckets)),
 	}
 	for _, b := range c.Buckets {

@@ -8,6 +8,7 @@ package breaker
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -107,6 +108,10 @@ type circuit struct {
 	// Probes counts the failed probes since the circuit opened: the
 	// cooldown doubles with each.
 	Probes int
+	// ClosedAt is when a probe last closed the circuit, and Admitted how
+	// many runs that had waited for it have taken a slot of the ramp since.
+	ClosedAt time.Time
+	Admitted int
 	// Buckets count the attempts of the window, oldest first.
 	Buckets []bucket
 	// Spent is how many of Config.Tokens were taken at SpentAt, in
@@ -249,6 +254,7 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 			// The dependency is back: so is the whole retry budget,
 			// which the outage's failures had spent.
 			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets, c.Probes, c.Spent = false, time.Time{}, time.Time{}, nil, 0, 0
+			c.ClosedAt, c.Admitted = now, 0
 			return c
 		}
 		c = cfg.add(c, now, failed)
@@ -340,6 +346,32 @@ func (cfg Config) prune(c circuit, now time.Time) circuit {
 // generation moves on so that no earlier probe claim applies.
 func (cfg Config) reset(c circuit) circuit {
 	return circuit{Key: c.Key, Gen: c.Gen + 1}
+}
+
+// rampRate is how many waiting runs per second the ramp admits in its
+// first second after a probe closed the circuit; the rate doubles every
+// second after that.
+const rampRate = 8.0
+
+// rampOffset is when, after the circuit closed, the waiting run that took
+// slot k (from 0) of the ramp may go: admissions start at rampRate a
+// second and double every second, a slow start. By t seconds after the
+// close rampRate·(2^t−1)/ln 2 runs are admitted: 11 in the first second,
+// 35 by the second, 81 by the third, 173 by the fourth.
+func rampOffset(k int) time.Duration {
+	return time.Duration(math.Log2(1+float64(k)*math.Ln2/rampRate) * float64(time.Second))
+}
+
+// admit takes the next slot of c's ramp for a run that waited for c at
+// now, and returns c and when the run may go. A circuit that is open, or
+// that no probe has closed, has no ramp: the run may go now.
+func admit(c circuit, now time.Time) (circuit, time.Time) {
+	if c.Open || c.ClosedAt.IsZero() {
+		return c, now
+	}
+	at := c.ClosedAt.Add(rampOffset(c.Admitted))
+	c.Admitted++
+	return c, at
 }
 
 // claim is a probe claim as the file store keeps it.

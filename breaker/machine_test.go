@@ -390,3 +390,58 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 		})
 	}
 }
+
+func TestTheRampAdmitsWaitingRunsInASlowStart(t *testing.T) {
+	t.Parallel()
+	assert.Zero(t, rampOffset(0), "the first run that waited goes at once")
+	count := func(from, to time.Duration) int {
+		n := 0
+		for k := range 1000 {
+			if d := rampOffset(k); d >= from && d < to {
+				n++
+			}
+		}
+		return n
+	}
+	// 8 a second at first, doubling every second.
+	assert.Equal(t, []int{12, 23, 46, 93}, []int{count(0, time.Second), count(time.Second, 2*time.Second), count(2*time.Second, 3*time.Second), count(3*time.Second, 4*time.Second)})
+	for k := 1; k < 1000; k++ {
+		require.Greater(t, rampOffset(k), rampOffset(k-1), "slot %d comes after slot %d", k, k-1)
+	}
+	// 60 runs are all admitted within 2.7s, at most 36 in any second.
+	assert.Less(t, rampOffset(59), 2700*time.Millisecond)
+	peak := 0
+	for k := range 60 {
+		n := 0
+		for j := k; j < 60 && rampOffset(j) < rampOffset(k)+time.Second; j++ {
+			n++
+		}
+		peak = max(peak, n)
+	}
+	assert.LessOrEqual(t, peak, 36)
+}
+
+func TestEachRunThatWaitedTakesTheNextSlotOfTheRamp(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown()
+	cfg.MinSpan = 0
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 5)...)
+	_, at := admit(c, t0)
+	assert.Equal(t, t0, at, "an open circuit has no ramp")
+
+	closed := c.ProbeAt
+	c = cfg.observe(c, closed, Success, true, c.Gen, edgeRand{})
+	require.False(t, c.Open)
+	var ats []time.Time
+	for range 3 {
+		c, at = admit(c, closed.Add(time.Second))
+		ats = append(ats, at)
+	}
+	assert.Equal(t, []time.Time{closed, closed.Add(rampOffset(1)), closed.Add(rampOffset(2))}, ats)
+	assert.Equal(t, 3, c.Admitted)
+
+	c = feedAt(cfg, c, closed.Add(time.Hour), repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	assert.Zero(t, c.Admitted, "a new close starts a new ramp")
+}

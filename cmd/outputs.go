@@ -109,6 +109,8 @@ func (x *outputs) waiting(key string, w breaker.Wait) {
 		return
 	}
 	switch {
+	case w.Ramp:
+		x.countdown.Show(fmt.Sprintf("circuit %q closed; resuming", key), w.Next)
 	case w.Budget:
 		x.countdown.Show(fmt.Sprintf("waiting for the retry budget of %q", key), w.Next)
 	case !w.Status.Probing:
@@ -121,6 +123,10 @@ func (x *outputs) waiting(key string, w breaker.Wait) {
 // waitMessage is the line for a run waiting for circuit key.
 func waitMessage(key string, w breaker.Wait) string {
 	s := w.Status
+	if w.Ramp {
+		return fmt.Sprintf("circuit %q closed; resuming at %s (in %s), spread out with the other runs that waited for it",
+			key, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(100*time.Millisecond)))
+	}
 	if w.Budget {
 		return fmt.Sprintf("retry budget of %q is spent (%.1f of %.0f tokens left); waiting for it to refill until %s (in %s), sending nothing",
 			key, s.Tokens, s.MaxTokens, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
