@@ -240,8 +240,8 @@ const NotifyInterval = time.Minute
 // another run probes, every PollInterval or so; it returns the first
 // permit that lets attempt run (Allow or Probe). A retry the key's retry
 // budget refuses (NoBudget) waits the same way, until the budget has
-// refilled past half (and up to 2×PollInterval more, jittered, so that
-// the runs waiting for it do not all go at once).
+// refilled past half, looking at least every 2×PollInterval or so
+// (jittered, so that the runs waiting for it do not all look at once).
 //
 // A run that waited for the circuit and finds that a probe has closed it
 // takes the next slot of the circuit's ramp and goes at the slot's time
@@ -286,18 +286,25 @@ func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline t
 		waited = waited || p.Verdict == Reject
 		now := b.now()
 		var next time.Time
+		w := Wait{Status: p.Status, Deadline: deadline, Budget: p.Verdict == NoBudget}
 		switch {
-		case p.Verdict == NoBudget:
-			next = now.Add(p.Status.RetryIn + time.Duration(lockedRand{b}.Int64N(int64(PollInterval*2))))
+		case w.Budget:
+			// The budget refills by then with time alone; look at least
+			// every 2×PollInterval or so meanwhile: successes refill it
+			// sooner, and the circuit may open.
+			w.Next = now.Add(p.Status.RetryIn)
+			next = now.Add(min(p.Status.RetryIn, 2*PollInterval) + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
 		case p.Status.Probing:
 			next = now.Add(PollInterval/2 + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
 		default:
 			next = now.Add(p.Status.NextProbe + time.Duration(lockedRand{b}.Int64N(int64(PollInterval/5))))
 		}
-		if !deadline.IsZero() && !next.Before(deadline) {
+		if w.Next.IsZero() {
+			w.Next = next
+		}
+		if !deadline.IsZero() && (!next.Before(deadline) || !w.Next.Before(deadline)) {
 			return p, nil
 		}
-		w := Wait{Status: p.Status, Next: next, Deadline: deadline, Budget: p.Verdict == NoBudget}
 		changed := w.Budget != told.Budget || w.Status.State != told.Status.State || w.Status.Probing != told.Status.Probing ||
 			!w.Status.OpenedAt.Equal(told.Status.OpenedAt)
 		if changed || now.Sub(toldAt) >= NotifyInterval {

@@ -44,12 +44,17 @@ type Config struct {
 	Tokens float64
 	// TokenRatio is the number of tokens each successful attempt returns.
 	TokenRatio float64
+	// Refill is how long the budget takes to refill from empty with time
+	// alone: in an outage it lets through one retry every Refill/Tokens,
+	// each of which tells whether the outage is over (and keeps its
+	// failures spanning long enough to open the circuit).
+	Refill time.Duration
 }
 
 // Default returns the built-in tunables: a 60s window, opening at a 0.5
 // failure ratio with at least 5 attempts, cooldowns of 1s doubling with
 // each failed probe up to 10s, jittered by ±20%, a 60s probe claim, and a
-// budget of 10 tokens refilled at 0.1 per success.
+// budget of 10 tokens refilled at 0.1 per success and, with time, over 10s.
 //
 // The cooldown bounds how late the first run learns that an outage is
 // over: after the dependency recovers, the next probe comes within one
@@ -68,6 +73,7 @@ func Default() Config {
 		ProbeTimeout:  60 * time.Second,
 		Tokens:        10,
 		TokenRatio:    0.1,
+		Refill:        10 * time.Second,
 	}
 }
 
@@ -94,6 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tokens %v: must be positive", c.Tokens)
 	case !(c.TokenRatio >= 0):
 		return fmt.Errorf("token ratio %v: must not be negative", c.TokenRatio)
+	case c.Refill < time.Millisecond:
+		return fmt.Errorf("refill %v: must be at least 1ms", c.Refill)
 	}
 	return nil
 }

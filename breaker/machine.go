@@ -181,11 +181,9 @@ func (cfg Config) counts(c circuit, now time.Time) (failures, attempts int) {
 	return failures, attempts
 }
 
-// refill is how many tokens the retry budget regains per second: all of
-// them over one window, so an outage's failures stop refusing retries
-// about as soon as they leave the window.
+// refill is how many tokens the retry budget regains per second.
 func (cfg Config) refill() float64 {
-	return cfg.Tokens / cfg.Window.Seconds()
+	return cfg.Tokens / cfg.Refill.Seconds()
 }
 
 // spent returns the tokens taken from c's retry budget at now.

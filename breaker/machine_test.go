@@ -302,26 +302,26 @@ func TestTokenBucketDrainsOnFailuresAndRefillsOnSuccesses(t *testing.T) {
 	assert.InDelta(t, 10, cfg.tokens(c, now), 1e-9, "capped at Tokens")
 }
 
-func TestTokenBucketRefillsOverOneWindow(t *testing.T) {
+func TestTokenBucketRefillsWithTime(t *testing.T) {
 	t.Parallel()
-	cfg := fixedCooldown() // 10 tokens, a 60s window: 1 token every 6s
+	cfg := fixedCooldown() // 10 tokens refilled over 10s: 1 a second
 	cfg.Min = 1000
 	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
 	assert.InDelta(t, 0, cfg.tokens(c, t0), 1e-9)
-	assert.InDelta(t, 5, cfg.tokens(c, t0.Add(30*time.Second)), 1e-9)
-	assert.Equal(t, 30*time.Second+time.Millisecond, cfg.retryIn(c, t0), "until past half")
-	assert.Equal(t, NoBudget, cfg.decide(c, t0.Add(30*time.Second), 2))
-	assert.Equal(t, Allow, cfg.decide(c, t0.Add(30*time.Second+time.Millisecond), 2))
-	assert.Zero(t, cfg.retryIn(c, t0.Add(31*time.Second)))
+	assert.InDelta(t, 5, cfg.tokens(c, t0.Add(5*time.Second)), 1e-9)
+	assert.Equal(t, 5*time.Second+time.Millisecond, cfg.retryIn(c, t0), "until past half")
+	assert.Equal(t, NoBudget, cfg.decide(c, t0.Add(5*time.Second), 2))
+	assert.Equal(t, Allow, cfg.decide(c, t0.Add(5*time.Second+time.Millisecond), 2))
+	assert.Zero(t, cfg.retryIn(c, t0.Add(6*time.Second)))
 	assert.InDelta(t, 10, cfg.tokens(c, t0.Add(time.Hour)), 1e-9, "capped at Tokens")
 
-	c = feedAt(cfg, c, t0.Add(12*time.Second), Failure)
-	assert.InDelta(t, 1, cfg.tokens(c, t0.Add(12*time.Second)), 1e-9, "2 refilled, 1 taken")
+	c = feedAt(cfg, c, t0.Add(2*time.Second), Failure)
+	assert.InDelta(t, 1, cfg.tokens(c, t0.Add(2*time.Second)), 1e-9, "2 refilled, 1 taken")
 
 	old := circuit{Key: "k", Spent: 8} // a record from before refilling
 	assert.InDelta(t, 2, cfg.tokens(old, t0.Add(time.Hour)), 1e-9, "no time to refill from")
 	old = feedAt(cfg, old, t0, Success)
-	assert.InDelta(t, 2.1+5, cfg.tokens(old, t0.Add(30*time.Second)), 1e-9, "refills from its first update on")
+	assert.InDelta(t, 2.1+3, cfg.tokens(old, t0.Add(3*time.Second)), 1e-9, "refills from its first update on")
 }
 
 func TestASuccessfulProbeRestoresTheWholeBudget(t *testing.T) {
