@@ -119,12 +119,16 @@ func TestASignalDuringTheCircuitWaitEndsItWith128PlusN(t *testing.T) {
 			require.Eventually(t, func() bool {
 				return strings.Contains(run.read(t, run.errf), "waiting for its next probe")
 			}, eventLimit, 10*time.Millisecond, "retry says it waits")
+			require.Eventually(t, func() bool {
+				return breakerStatus(t, state, "db")["waiting"] == float64(1)
+			}, eventLimit, 50*time.Millisecond, "status counts the waiting run")
 			sent := time.Now()
 			require.NoError(t, run.cmd.Process.Signal(sig))
 			r := run.wait(t)
 			assert.Equal(t, 128+int(sig), r.code, r.stderr)
 			assert.Less(t, time.Since(sent), 2*time.Second, "the wait ends at once")
 			assert.NoFileExists(t, marker, "neither the command nor the fallback runs after a signal")
+			assert.EqualValues(t, 0, breakerStatus(t, state, "db")["waiting"], "a run that stops waiting is no longer counted")
 		})
 	}
 }

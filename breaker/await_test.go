@@ -231,3 +231,43 @@ func TestRunsThatWaitedResumeSpreadOutWhenTheProbeClosesTheCircuit(t *testing.T)
 		assert.Equal(t, Closed, st.State)
 	})
 }
+
+func TestStatusCountsTheRunsWaitingAndForgetsThemWhenTheyStop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newBubble(t, fixedCooldown())
+		e.trip(t)
+		ctx, cancel := context.WithCancel(e.ctx)
+		const runs = 5
+		done := make(chan struct{}, runs)
+		for range runs {
+			go func() {
+				_, _ = e.b.Await(ctx, e.key, 1, time.Time{}, nil)
+				done <- struct{}{}
+			}()
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.Equal(t, runs, st.Waiting)
+
+		cancel() // a signal: each run drops its lease as it stops
+		for range runs {
+			<-done
+		}
+		st, err = e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.Zero(t, st.Waiting)
+	})
+}
+
+func TestALeaseLeftByARunThatDiedLapsesByItself(t *testing.T) {
+	t.Parallel()
+	c := lease(circuit{Key: "k"}, t0, time.Time{}, t0.Add(2*time.Minute))
+	c = lease(c, t0, time.Time{}, t0.Add(time.Minute))
+	assert.Equal(t, 2, waiting(c, t0))
+	assert.Equal(t, 1, waiting(c, t0.Add(90*time.Second)))
+	c = lease(c, t0.Add(90*time.Second), t0.Add(2*time.Minute), t0.Add(4*time.Minute))
+	assert.Equal(t, []int64{t0.Add(4 * time.Minute).UnixMilli()}, c.Waiters, "renewed, and the lapsed lease dropped")
+	assert.Zero(t, waiting(c, t0.Add(time.Hour)))
+}

@@ -94,6 +94,14 @@ type Status struct {
 	// cooldown when open, or of another run's probe claim when that run
 	// is probing. Zero when closed or when a probe is due.
 	NextProbe time.Duration `json:"-"`
+	// Waiting is how many runs are waiting for the circuit or the budget
+	// (in Await) as far as the store knows: each holds a lease that it
+	// renews while it waits, so a run killed while waiting is counted
+	// until its lease lapses (its deadline, or two minutes at most).
+	Waiting int `json:"waiting"`
+	// Admitted is how many runs that waited have been let through by the
+	// ramp since a probe last closed the circuit.
+	Admitted int `json:"admitted"`
 	// Cooldown is the cooldown of the circuit's current open period (as
 	// drawn, jitter included); zero when closed. FailedProbes is how many
 	// probes have failed since it opened: each doubled the cooldown.
@@ -140,6 +148,7 @@ func (b *Breaker) status(c circuit, now time.Time) Status {
 		Failures: failures, Attempts: attempts, Window: b.cfg.Window,
 		Tokens: b.cfg.tokens(c, now), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c, now),
 		RetryIn: b.cfg.retryIn(c, now),
+		Waiting: waiting(c, now), Admitted: c.Admitted,
 	}
 	if c.Open {
 		st.OpenedAt = c.OpenedAt
@@ -259,6 +268,14 @@ func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline t
 	var told Wait
 	var toldAt time.Time
 	waited, slotted := false, false
+	var leased time.Time // this run's lease in the record, when it has one
+	defer func() {
+		if !leased.IsZero() {
+			// Dropped even after a signal: the store's own timeout
+			// bounds it.
+			_, _, _ = b.update(context.WithoutCancel(ctx), key, func(c circuit) circuit { return lease(c, b.now(), leased, time.Time{}) })
+		}
+	}()
 	for {
 		p, err := b.Check(ctx, key, attempt)
 		if err != nil {
@@ -312,6 +329,15 @@ func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline t
 				notify(w)
 			}
 			told, toldAt = w, now
+			// Take or renew this run's lease, so that status can count
+			// the runs waiting. A store error only leaves it uncounted.
+			until := now.Add(2 * NotifyInterval)
+			if !deadline.IsZero() && deadline.Before(until) {
+				until = deadline
+			}
+			if _, _, err := b.update(ctx, key, func(c circuit) circuit { return lease(c, b.now(), leased, until) }); err == nil {
+				leased = until
+			}
 		}
 		wake := min(next.Sub(now), toldAt.Add(NotifyInterval).Sub(now))
 		if err := sleep(ctx, wake); err != nil {

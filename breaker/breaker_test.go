@@ -449,7 +449,7 @@ func TestStatusMarshalsToJSON(t *testing.T) {
 	t.Parallel()
 	st := Status{
 		Key: "registry", Recorded: true, State: HalfOpen, Failures: 9, Attempts: 12, Window: time.Minute,
-		Tokens: 4.5, MaxTokens: 10, OpenedAt: t0, NextProbe: 23 * time.Second, Cooldown: 4 * time.Second, FailedProbes: 2, RetryIn: 3 * time.Second,
+		Tokens: 4.5, MaxTokens: 10, OpenedAt: t0, NextProbe: 23 * time.Second, Cooldown: 4 * time.Second, FailedProbes: 2, RetryIn: 3 * time.Second, Waiting: 7, Admitted: 5,
 		Warning: &CorruptError{Key: "registry", Err: assertErr("truncated")},
 	}
 	data, err := json.Marshal(st)
@@ -458,7 +458,7 @@ func TestStatusMarshalsToJSON(t *testing.T) {
 		"key": "registry", "recorded": true, "state": "half-open", "failures": 9, "attempts": 12,
 		"tokens": 4.5, "max_tokens": 10, "retry_allowed": false,
 		"opened_at": "2030-01-02T03:04:00Z",
-		"window_seconds": 60, "next_probe_seconds": 23, "cooldown_seconds": 4, "failed_probes": 2, "retry_in_seconds": 3,
+		"window_seconds": 60, "next_probe_seconds": 23, "cooldown_seconds": 4, "failed_probes": 2, "retry_in_seconds": 3, "waiting": 7, "admitted": 5,
 		"warning": "state of \"registry\" is unreadable, starting from empty state: truncated"
 	}`, string(data))
 

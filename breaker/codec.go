@@ -77,6 +77,7 @@ type circuitV1 struct {
 	SpentAt  time.Time `json:"spent_at,omitzero"`
 	ClosedAt time.Time `json:"closed_at,omitzero"`
 	Admitted int       `json:"admitted,omitempty"`
+	Waiters  []int64   `json:"waiters,omitempty"`
 }
 
 // bucketV1 is one bucket of a version 1 circuit.
@@ -155,9 +156,11 @@ func (v circuitV1) circuit(key string) (circuit, error) {
 		return circuit{}, fmt.Errorf("failed probes %d out of range", v.Probes)
 	case v.Admitted < 0:
 		return circuit{}, fmt.Errorf("admitted %d out of range", v.Admitted)
+	case len(v.Waiters) > maxWaiters:
+		return circuit{}, fmt.Errorf("%d waiters, more than %d", len(v.Waiters), maxWaiters)
 	}
 	c := circuit{Key: v.Key, Gen: v.Gen, Open: v.Open, OpenedAt: v.OpenedAt, ProbeAt: v.ProbeAt, Spent: v.Spent, SpentAt: v.SpentAt, Probes: v.Probes,
-		ClosedAt: v.ClosedAt, Admitted: v.Admitted}
+		ClosedAt: v.ClosedAt, Admitted: v.Admitted, Waiters: v.Waiters}
 	for i, b := range v.Buckets {
 		if b.OK < 0 || b.Fail < 0 {
 			return circuit{}, fmt.Errorf("bucket %d has negative counts", i)
@@ -196,7 +199,7 @@ func encodeCircuit(c circuit) ([]byte, error) {
 	v := circuitV1{
 		Version: formatVersion, Key: c.Key, Gen: c.Gen, Open: c.Open,
 		OpenedAt: c.OpenedAt.UTC(), ProbeAt: c.ProbeAt.UTC(), Spent: c.Spent, SpentAt: c.SpentAt.UTC(), Probes: min(c.Probes, maxProbes),
-		ClosedAt: c.ClosedAt.UTC(), Admitted: c.Admitted,
+		ClosedAt: c.ClosedAt.UTC(), Admitted: c.Admitted, Waiters: c.Waiters,
 		Buckets: make([]bucketV1, 0, len(c.Buckets)),
 	}
 	for _, b := range c.Buckets {

@@ -112,6 +112,11 @@ type circuit struct {
 	// many runs that had waited for it have taken a slot of the ramp since.
 	ClosedAt time.Time
 	Admitted int
+	// Waiters holds a lease per run waiting in Await: when it lapses, in
+	// Unix milliseconds. A run renews its lease while it waits and drops
+	// it when it stops; a run killed while waiting leaves a lease that
+	// lapses by itself.
+	Waiters []int64
 	// Buckets count the attempts of the window, oldest first.
 	Buckets []bucket
 	// Spent is how many of Config.Tokens were taken at SpentAt, in
@@ -370,6 +375,51 @@ func admit(c circuit, now time.Time) (circuit, time.Time) {
 	at := c.ClosedAt.Add(rampOffset(c.Admitted))
 	c.Admitted++
 	return c, at
+}
+
+// maxWaiters bounds the leases a record keeps: past it the leases that
+// lapse soonest are dropped, and the count says "at least".
+const maxWaiters = 1000
+
+// waiting returns how many leases of c are live at now.
+func waiting(c circuit, now time.Time) int {
+	n, ms := 0, now.UnixMilli()
+	for _, w := range c.Waiters {
+		if w > ms {
+			n++
+		}
+	}
+	return n
+}
+
+// lease returns c with the lease until replaced by one until until (a
+// zero time adds none, a zero until removes none), and the lapsed
+// leases dropped.
+func lease(c circuit, now, replaced, until time.Time) circuit {
+	ms := now.UnixMilli()
+	kept := make([]int64, 0, len(c.Waiters)+1)
+	dropped := replaced.IsZero()
+	for _, w := range c.Waiters {
+		if !dropped && w == replaced.UnixMilli() {
+			dropped = true
+			continue
+		}
+		if w > ms {
+			kept = append(kept, w)
+		}
+	}
+	if !until.IsZero() {
+		kept = append(kept, until.UnixMilli())
+	}
+	if len(kept) > maxWaiters {
+		slices.Sort(kept)
+		kept = kept[len(kept)-maxWaiters:]
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	c.Waiters = kept
+	return c
 }
 
 // claim is a probe claim as the file store keeps it.

@@ -474,9 +474,9 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 					return json.NewEncoder(c.OutOrStdout()).Encode(all)
 				}
 				w := tabwriter.NewWriter(c.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(w, "KEY\tSTATE\tFAILED\tTOKENS\tNEXT PROBE")
+				fmt.Fprintln(w, "KEY\tSTATE\tFAILED\tTOKENS\tNEXT PROBE\tWAITING")
 				for _, s := range all {
-					fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f/%.0f\t%s\n", s.Key, s.State, s.Failures, s.Attempts, s.Tokens, s.MaxTokens, nextProbe(s))
+					fmt.Fprintf(w, "%s\t%s\t%d/%d\t%.1f/%.0f\t%s\t%d\n", s.Key, s.State, s.Failures, s.Attempts, s.Tokens, s.MaxTokens, nextProbe(s), s.Waiting)
 				}
 				return w.Flush()
 			})
@@ -499,8 +499,9 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 					fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: no record (no run has used this key, or its record expired)\n", s.Key)
 					return nil
 				}
-				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\ncooldown: %s\n",
-					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s), cooldown(s))
+				fmt.Fprintf(c.OutOrStdout(), "key: %s\nstate: %s\nfailed: %d of %d attempts in the last %s\ntokens: %.1f of %.0f (retries %s)\nnext probe: %s\ncooldown: %s\nwaiting: %d runs (%d let through since a probe last closed it)\n",
+					s.Key, s.State, s.Failures, s.Attempts, report.Duration(s.Window), s.Tokens, s.MaxTokens, allowed(s.RetryAllowed), nextProbe(s), cooldown(s),
+					s.Waiting, s.Admitted)
 				return nil
 			})
 		},
