@@ -246,9 +246,17 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 	c = cfg.prune(c, now)
 	failed := o == Failure
 	c.Spent, c.SpentAt = cfg.spent(c, now), now
-	if failed {
+	switch {
+	case failed:
 		c.Spent = min(c.Spent+1, cfg.Tokens)
-	} else {
+	case c.Spent >= cfg.Tokens/2:
+		// A success while the budget refuses retries is the dependency
+		// answering again: it lets one retry through (the next failure
+		// takes that back). Retries then follow successes one for one,
+		// and the runs waiting for the budget after a blip are not held
+		// until time alone refills it.
+		c.Spent = max(min(c.Spent-cfg.TokenRatio, cfg.Tokens/2-cfg.TokenRatio), 0)
+	default:
 		c.Spent = max(c.Spent-cfg.TokenRatio, 0)
 	}
 	if probe && c.Open && c.Gen == gen {

@@ -291,12 +291,13 @@ func TestTokenBucketDrainsOnFailuresAndRefillsOnSuccesses(t *testing.T) {
 	c = feedAt(cfg, c, now, repeat(Failure, 20)...)
 	assert.InDelta(t, 0, cfg.tokens(c, now), 1e-9, "the bucket does not go below empty")
 
-	c = feedAt(cfg, c, now, repeat(Success, 50)...)
-	assert.InDelta(t, 5, cfg.tokens(c, now), 1e-9)
-	assert.Equal(t, NoBudget, cfg.decide(c, now, 2))
 	c = feedAt(cfg, c, now, Success)
-	assert.InDelta(t, 5.1, cfg.tokens(c, now), 1e-9)
-	assert.Equal(t, Allow, cfg.decide(c, now, 2), "above half again")
+	assert.InDelta(t, 5.1, cfg.tokens(c, now), 1e-9, "a success while retries are refused lifts the bucket just past half")
+	assert.Equal(t, Allow, cfg.decide(c, now, 2), "one retry may follow the success")
+	c = feedAt(cfg, c, now, Failure)
+	assert.Equal(t, NoBudget, cfg.decide(c, now, 2), "and its failure takes that back")
+	c = feedAt(cfg, c, now, repeat(Success, 10)...)
+	assert.InDelta(t, 6.0, cfg.tokens(c, now), 1e-9, "above half, successes return 0.1 each")
 
 	c = feedAt(cfg, c, now, repeat(Success, 200)...)
 	assert.InDelta(t, 10, cfg.tokens(c, now), 1e-9, "capped at Tokens")
@@ -320,8 +321,8 @@ func TestTokenBucketRefillsWithTime(t *testing.T) {
 
 	old := circuit{Key: "k", Spent: 8} // a record from before refilling
 	assert.InDelta(t, 2, cfg.tokens(old, t0.Add(time.Hour)), 1e-9, "no time to refill from")
-	old = feedAt(cfg, old, t0, Success)
-	assert.InDelta(t, 2.1+3, cfg.tokens(old, t0.Add(3*time.Second)), 1e-9, "refills from its first update on")
+	old = feedAt(cfg, old, t0, Failure)
+	assert.InDelta(t, 1+3, cfg.tokens(old, t0.Add(3*time.Second)), 1e-9, "refills from its first update on")
 }
 
 func TestASuccessfulProbeRestoresTheWholeBudget(t *testing.T) {
