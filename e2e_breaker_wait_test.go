@@ -88,7 +88,7 @@ func TestADeadlineShorterThanTheCooldownExits75AtOnce(t *testing.T) {
 		t.Run(store.name, func(t *testing.T) {
 			t.Parallel()
 			state := store.state(t)
-			openCircuit(t, state, "db", "--breaker-cooldown", "1m")
+			openCircuit(t, state, "db", "--breaker-first-cooldown", "1m", "--breaker-cooldown", "1m")
 			marker := filepath.Join(t.TempDir(), "ran")
 			r := retry(t, nil, "--breaker", "db", "--state", state, "--state-timeout", "10s", "--deadline", "5s", "--", "touch", marker)
 			assert.Equal(t, 75, r.code, r.stderr)
@@ -113,7 +113,7 @@ func TestASignalDuringTheCircuitWaitEndsItWith128PlusN(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			t.Parallel()
 			state := t.TempDir()
-			openCircuit(t, state, "db", "--breaker-cooldown", "1m")
+			openCircuit(t, state, "db", "--breaker-first-cooldown", "1m", "--breaker-cooldown", "1m")
 			marker := filepath.Join(t.TempDir(), "ran")
 			run := startToFiles(t, nil, "--breaker", "db", "--state", state, "--deadline", "5m", "--fallback", "touch "+marker, "--", "touch", marker)
 			require.Eventually(t, func() bool {
