@@ -179,3 +179,15 @@ func TestARetryRefusedByTheBudgetWaitsForItWithinTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+func TestARunThatGivesUpOnTheCircuitAfterAnAttemptExitsWithThatAttemptsCode(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	// The run's own failure opens the circuit for a minute; its 5s
+	// deadline ends before the probe: it gives up at once, with exit 7.
+	r := retry(t, nil, "--breaker", "db", "--state", state, "--breaker-min", "1", "--breaker-min-span", "0",
+		"--breaker-first-cooldown", "1m", "--breaker-cooldown", "1m", "--deadline", "5s", "--", "sh", "-c", "exit 7")
+	assert.Equal(t, 7, r.code, r.stderr)
+	assert.Less(t, r.elapsed, 3*time.Second)
+	assert.Regexp(t, `^retry: giving up on sh after 1 attempt in \S+: circuit "db" is open \(1 of 1 attempts failed in the last 1m0s\); next probe in [0-9ms]+, past the deadline; last error: exit 7 \(transient\)\n$`, r.stderr)
+}

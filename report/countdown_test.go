@@ -180,3 +180,21 @@ func TestUseColorOnlyOnATerminalWithoutNO_COLOR(t *testing.T) {
 		})
 	}
 }
+
+func TestCountdownShowsAWaitThatIsNotABackoff(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var w lockedBuffer
+		c := &Countdown{W: &w, Min: time.Second}
+		c.Show(`waiting for circuit "db": its next probe`, time.Now().Add(2*time.Second))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		c.Show(`circuit "db" closed; resuming`, time.Now().Add(500*time.Millisecond))
+		assert.Equal(t, []string{
+			`retry: waiting for circuit "db": its next probe in 2s — Ctrl-C to stop`,
+			`retry: waiting for circuit "db": its next probe in 1s — Ctrl-C to stop`,
+			"",
+		}, w.frames(), "a wait of Min or less shows nothing, and the earlier line is erased")
+		c.Stop()
+	})
+}
