@@ -191,3 +191,22 @@ func TestARunThatGivesUpOnTheCircuitAfterAnAttemptExitsWithThatAttemptsCode(t *t
 	assert.Less(t, r.elapsed, 3*time.Second)
 	assert.Regexp(t, `^retry: giving up on sh after 1 attempt in \S+: circuit "db" is open \(1 of 1 attempts failed in the last 1m0s\); next probe in [0-9ms]+, past the deadline; last error: exit 7 \(transient\)\n$`, r.stderr)
 }
+
+func TestCircuitWaitCountsDownOnATerminal(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	openCircuit(t, state, "db", "--breaker-first-cooldown", "3s", "--breaker-cooldown", "3s")
+	c, _, output, done := ptyRetry(t, "--breaker", "db", "--state", state, "--deadline", "30s", "--", "sh", "-c", "exit 0")
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("retry did not exit")
+	}
+	assert.Equal(t, 0, c.ProcessState.ExitCode())
+	out := output()
+	line := strings.Index(out, `retry: circuit "db" is open`)
+	countdown := strings.Index(out, `retry: waiting for circuit "db": its next probe in `)
+	require.True(t, line >= 0 && countdown >= 0, "%q", out)
+	assert.Less(t, line, countdown, "the countdown starts below the line")
+	assert.Contains(t, out, `its next probe in 1s — Ctrl-C to stop`, "it counts down")
+}
