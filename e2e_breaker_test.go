@@ -266,3 +266,34 @@ func TestABlipDoesNotOpenTheCircuit(t *testing.T) {
 	r = retry(t, nil, "--breaker", "blip", "--state", state, "--", "true")
 	assert.Equal(t, 0, r.code)
 }
+
+func TestBreakerSubcommandTyposFailWithAHint(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	r := retry(t, nil, "breaker", "rest", "db", "--state", state)
+	assert.Equal(t, 125, r.code, "a script must not believe the circuit was reset")
+	assert.Equal(t, "retry: breaker: \"rest\": unknown subcommand; did you mean reset?\n", r.stderr)
+	assert.Empty(t, r.stdout, "no help text")
+
+	r = retry(t, nil, "breaker", "frobnicate")
+	assert.Equal(t, 125, r.code)
+	assert.Equal(t, "retry: breaker: \"frobnicate\": unknown subcommand; want list, status or reset\n", r.stderr)
+
+	r = retry(t, nil, "breaker")
+	assert.Equal(t, 0, r.code, "no subcommand at all asks for help")
+	assert.Contains(t, r.stdout, "Available Commands")
+}
+
+func TestStatusOfAKeyWithNoRecordSaysSo(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	r := retry(t, nil, "breaker", "status", "never-used", "--state", state)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "key: never-used\nstate: no record (no run has used this key, or its record expired)\n", r.stdout)
+	assert.Equal(t, false, breakerStatus(t, state, "never-used")["recorded"])
+
+	retry(t, nil, "--breaker", "used", "--state", state, "--", "true")
+	r = retry(t, nil, "breaker", "status", "used", "--state", state)
+	assert.Contains(t, r.stdout, "state: closed\nfailed: 0 of 1 attempts")
+	assert.Equal(t, true, breakerStatus(t, state, "used")["recorded"])
+}

@@ -1119,10 +1119,11 @@ func TestCookbookGitHubActions(t *testing.T) {
 		assert.Len(t, circuits, 1, "the breaker state is in RETRY_STATE")
 	})
 
-	t.Run("an outage opens the circuit", func(t *testing.T) {
+	t.Run("an outage opens the circuit and the next step waits for it", func(t *testing.T) {
 		t.Parallel()
 		k, _, steps := actionsJob(t)
-		docker := k.fake("docker", fakeSpec{fails: failAlways, code: 1, stderr: msgDockerTimeout})
+		withRetryOpts(k, "--breaker-cooldown 1s")
+		docker := k.fake("docker", fakeSpec{fails: 5, code: 1, stderr: msgDockerTimeout})
 		pull := steps["Pull the test database"]
 
 		r := k.step(pull)
@@ -1131,15 +1132,28 @@ func TestCookbookGitHubActions(t *testing.T) {
 		assert.Contains(t, r.stderr, "::error title=retry::giving up on docker after 5 attempts")
 
 		r = k.step(pull)
-		assert.Equal(t, 75, r.code, r.stderr)
-		assert.Equal(t, 5, docker.calls(), "the open circuit runs nothing")
-		assert.Contains(t, r.stderr, `::error title=retry::circuit "ghcr.io" is open`)
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.Equal(t, 6, docker.calls(), "nothing ran while the circuit was open; then one probe")
+		assert.Contains(t, r.stderr, `retry: circuit "ghcr.io" is open`)
+		assert.Contains(t, r.stderr, `waiting for its next probe`)
 	})
+}
+
+// withRetryOpts adds flags to the RETRY_OPTS of k's job.
+func withRetryOpts(k *kitchen, flags string) {
+	for i := len(k.env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(k.env[i], "RETRY_OPTS="); ok {
+			k.env = append(k.env, "RETRY_OPTS="+v+" "+flags)
+			return
+		}
+	}
+	k.env = append(k.env, "RETRY_OPTS="+flags)
 }
 
 func TestCookbookGitHubActionsAnnotatesAnOpenCircuit(t *testing.T) {
 	t.Parallel()
 	k, _, steps := actionsJob(t)
+	withRetryOpts(k, "--when-open fail")
 	k.fake("docker", fakeSpec{fails: failAlways, code: 1, stderr: msgDockerTimeout})
 	pull := steps["Pull the test database"]
 	_ = k.step(pull)

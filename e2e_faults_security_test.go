@@ -32,7 +32,7 @@ func TestStateDirectoryAndFilesAreOwnerOnly(t *testing.T) {
 	}
 	entries, err := os.ReadDir(state)
 	require.NoError(t, err)
-	require.Len(t, entries, 3, "the lock, the circuit and the run budget")
+	require.Len(t, entries, 4, "the circuit and the run budget, each with its lock")
 	for _, e := range entries {
 		fi, err := e.Info()
 		require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestSymlinksInPlaceOfStateAreRefusedAndNothingIsFollowed(t *testing.T) {
 			retry(t, nil, "--breaker", "k", "--state", state, "-n", "1", "--", "false")
 			path := recordOf(t, state)
 			if name == "lock" {
-				path = filepath.Join(state, ".lock")
+				path = strings.TrimSuffix(path, ".json") + ".lock"
 			}
 			victim := filepath.Join(root, "victim")
 			require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o600))
@@ -98,7 +98,7 @@ func TestBreakerKeysNeverNameAFileOutsideTheStateDirectory(t *testing.T) {
 			require.Len(t, entries, 1, "nothing beside the state directory")
 			files, err := os.ReadDir(state)
 			require.NoError(t, err)
-			require.Len(t, files, 2, "the lock and one record")
+			require.Len(t, files, 2, "one record and its lock")
 			assert.LessOrEqual(t, len(files[1].Name()), 100)
 			assert.EqualValues(t, 1, breakerStatus(t, state, key)["failures"], "the key is found again")
 		})

@@ -69,6 +69,10 @@ func (l lockedRand) Int64N(n int64) int64 {
 type Status struct {
 	// Key is the circuit key.
 	Key string `json:"key"`
+	// Recorded is whether the store holds a record of the key: false
+	// when no run has used it (or its record expired), and then the
+	// rest is the state of a fresh circuit.
+	Recorded bool `json:"recorded"`
 	// State is closed, open or half-open.
 	State State `json:"state"`
 	// Failures and Attempts count the attempts of the last Window.
@@ -81,12 +85,32 @@ type Status struct {
 	Tokens       float64 `json:"tokens"`
 	MaxTokens    float64 `json:"max_tokens"`
 	RetryAllowed bool    `json:"retry_allowed"`
+	// RetryIn is how long until the budget, refilling with time, allows a
+	// retry; zero when it does.
+	RetryIn time.Duration `json:"-"`
 	// OpenedAt is when the circuit last opened; zero when closed.
 	OpenedAt time.Time `json:"opened_at,omitzero"`
 	// NextProbe is the time until a probe may run: the rest of the
 	// cooldown when open, or of another run's probe claim when that run
 	// is probing. Zero when closed or when a probe is due.
 	NextProbe time.Duration `json:"-"`
+	// Waiting is how many runs are waiting for the circuit or the budget
+	// (in Await) as far as the store knows: each holds a lease that it
+	// renews while it waits, so a run killed while waiting is counted
+	// until its lease lapses (its deadline, or two minutes at most).
+	Waiting int `json:"waiting"`
+	// Admitted is how many runs that waited have been let through by the
+	// ramp since a probe last closed the circuit.
+	Admitted int `json:"admitted"`
+	// Cooldown is the cooldown of the circuit's current open period (as
+	// drawn, jitter included); zero when closed. FailedProbes is how many
+	// probes have failed since it opened: each doubled the cooldown.
+	Cooldown     time.Duration `json:"-"`
+	FailedProbes int           `json:"failed_probes"`
+	// Probing is set when Check found another run holding the probe
+	// claim of the half-open circuit: its result, not NextProbe, decides
+	// when the circuit next lets a run through.
+	Probing bool `json:"-"`
 	// Warning is set when the stored state was unreadable and the
 	// breaker went on from empty state (a *CorruptError): the caller
 	// shows it once.
@@ -100,8 +124,11 @@ func (s Status) MarshalJSON() ([]byte, error) {
 		plain
 		WindowSeconds    float64 `json:"window_seconds"`
 		NextProbeSeconds float64 `json:"next_probe_seconds"`
+		CooldownSeconds  float64 `json:"cooldown_seconds"`
+		RetryInSeconds   float64 `json:"retry_in_seconds"`
 		Warning          string  `json:"warning,omitempty"`
-	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds()}
+	}{plain: plain(s), WindowSeconds: s.Window.Seconds(), NextProbeSeconds: s.NextProbe.Seconds(),
+		CooldownSeconds: s.Cooldown.Seconds(), RetryInSeconds: s.RetryIn.Seconds()}
 	if s.Warning != nil {
 		out.Warning = s.Warning.Error()
 	}
@@ -119,11 +146,15 @@ func (b *Breaker) status(c circuit, now time.Time) Status {
 	st := Status{
 		Key: c.Key, State: b.cfg.state(c, now),
 		Failures: failures, Attempts: attempts, Window: b.cfg.Window,
-		Tokens: b.cfg.tokens(c), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c),
+		Tokens: b.cfg.tokens(c, now), MaxTokens: b.cfg.Tokens, RetryAllowed: b.cfg.retryAllowed(c, now),
+		RetryIn: b.cfg.retryIn(c, now),
+		Waiting: waiting(c, now), Admitted: c.Admitted,
 	}
 	if c.Open {
 		st.OpenedAt = c.OpenedAt
 		st.NextProbe = max(c.ProbeAt.Sub(now), 0)
+		st.Cooldown = c.ProbeAt.Sub(c.OpenedAt)
+		st.FailedProbes = c.Probes
 	}
 	return st
 }
@@ -175,11 +206,167 @@ func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, e
 		return Permit{}, err
 	}
 	if !granted {
-		p.Verdict, p.Status.NextProbe = Reject, wait
+		p.Verdict, p.Status.NextProbe, p.Status.Probing = Reject, wait, true
 		return p, nil
 	}
 	p.gen = c.Gen
 	return p, nil
+}
+
+// Wait is what a run waiting in Await is waiting for.
+type Wait struct {
+	// Status is the circuit as Await last read it; Status.Probing tells
+	// that another run is probing it.
+	Status Status
+	// Next is when Await will look again: the end of the cooldown, or the
+	// next look while another run probes.
+	Next time.Time
+	// Deadline is the caller's deadline; zero when there is none.
+	Deadline time.Time
+	// Budget is set when the wait is for the key's retry budget to
+	// refill, not for the circuit.
+	Budget bool
+	// Ramp is set when the circuit has closed and the run waits for its
+	// slot of the ramp (Next), so that the runs that waited resume
+	// spread out rather than all at once.
+	Ramp bool
+}
+
+// PollInterval is how often, on average, a run waiting in Await looks at
+// a circuit that another run is probing. Each look is a read (and a
+// refused probe claim); the interval is jittered by half either way so
+// that waiting runs do not look in step.
+const PollInterval = 500 * time.Millisecond
+
+// NotifyInterval is the longest Await goes without telling its caller it
+// is still waiting, so that a caller can show a sign of life (a CI system
+// kills a step that is silent for long).
+const NotifyInterval = time.Minute
+
+// Await is Check for a run that would rather wait than fail: while the
+// circuit is open, or half-open with another run probing, it waits without
+// running anything and looks again when the cooldown ends or, while
+// another run probes, every PollInterval or so; it returns the first
+// permit that lets attempt run (Allow or Probe). A retry the key's retry
+// budget refuses (NoBudget) waits the same way, until the budget has
+// refilled past half, looking at least every 2×PollInterval or so
+// (jittered, so that the runs waiting for it do not all look at once).
+//
+// A run that waited for the circuit and finds that a probe has closed it
+// takes the next slot of the circuit's ramp and goes at the slot's time
+// (see rampOffset), then looks once more: the waiting runs resume spread
+// out, in a slow start, rather than all in the instant they see it closed.
+//
+// It never waits past deadline (zero means none): when the next probe is
+// due at or after it, or the next look would be, Await returns at once
+// with the refusing permit, for the caller to give up; a ramp slot at or
+// past the deadline is not waited for. notify, when not nil, is called
+// when Await starts to wait, when what it waits for changes, and at least
+// every NotifyInterval. The wait ends with ctx's error as soon as ctx
+// ends.
+func (b *Breaker) Await(ctx context.Context, key string, attempt int, deadline time.Time, notify func(Wait)) (Permit, error) {
+	var told Wait
+	var toldAt time.Time
+	waited, slotted := false, false
+	var leased time.Time // this run's lease in the record, when it has one
+	defer func() {
+		if !leased.IsZero() {
+			// Dropped even after a signal: the store's own timeout
+			// bounds it.
+			_, _, _ = b.update(context.WithoutCancel(ctx), key, func(c circuit) circuit { return lease(c, b.now(), leased, time.Time{}) })
+		}
+	}()
+	for {
+		p, err := b.Check(ctx, key, attempt)
+		if err != nil {
+			return p, err
+		}
+		if p.Verdict == Allow && waited && !slotted {
+			slotted = true
+			at, err := b.slot(ctx, key)
+			if err != nil {
+				return Permit{}, err
+			}
+			if now := b.now(); at.After(now) && (deadline.IsZero() || at.Before(deadline)) {
+				if notify != nil {
+					notify(Wait{Status: p.Status, Next: at, Deadline: deadline, Ramp: true})
+				}
+				if err := sleep(ctx, at.Sub(now)); err != nil {
+					return Permit{}, err
+				}
+				continue // look again: the circuit may have opened since
+			}
+		}
+		if p.Verdict != Reject && p.Verdict != NoBudget {
+			return p, nil
+		}
+		waited = waited || p.Verdict == Reject
+		now := b.now()
+		var next time.Time
+		w := Wait{Status: p.Status, Deadline: deadline, Budget: p.Verdict == NoBudget}
+		switch {
+		case w.Budget:
+			// The budget refills by then with time alone; look at least
+			// every 2×PollInterval or so meanwhile: successes refill it
+			// sooner, and the circuit may open.
+			w.Next = now.Add(p.Status.RetryIn)
+			next = now.Add(min(p.Status.RetryIn, 2*PollInterval) + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
+		case p.Status.Probing:
+			next = now.Add(PollInterval/2 + time.Duration(lockedRand{b}.Int64N(int64(PollInterval))))
+		default:
+			next = now.Add(p.Status.NextProbe + time.Duration(lockedRand{b}.Int64N(int64(PollInterval/5))))
+		}
+		if w.Next.IsZero() {
+			w.Next = next
+		}
+		if !deadline.IsZero() && (!next.Before(deadline) || !w.Next.Before(deadline)) {
+			return p, nil
+		}
+		changed := w.Budget != told.Budget || w.Status.State != told.Status.State || w.Status.Probing != told.Status.Probing ||
+			!w.Status.OpenedAt.Equal(told.Status.OpenedAt)
+		if changed || now.Sub(toldAt) >= NotifyInterval {
+			if notify != nil {
+				notify(w)
+			}
+			told, toldAt = w, now
+			// Take or renew this run's lease, so that status can count
+			// the runs waiting. A store error only leaves it uncounted.
+			until := now.Add(2 * NotifyInterval)
+			if !deadline.IsZero() && deadline.Before(until) {
+				until = deadline
+			}
+			if _, _, err := b.update(ctx, key, func(c circuit) circuit { return lease(c, b.now(), leased, until) }); err == nil {
+				leased = until
+			}
+		}
+		wake := min(next.Sub(now), toldAt.Add(NotifyInterval).Sub(now))
+		if err := sleep(ctx, wake); err != nil {
+			return Permit{}, err
+		}
+	}
+}
+
+// slot takes the next slot of key's ramp and returns when it lets the run
+// go.
+func (b *Breaker) slot(ctx context.Context, key string) (time.Time, error) {
+	var at time.Time
+	_, _, err := b.update(ctx, key, func(c circuit) circuit {
+		c, at = admit(c, b.now())
+		return c
+	})
+	return at, err
+}
+
+// sleep waits for d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Record counts the outcome of an attempt that p allowed. Only transient
@@ -215,11 +402,16 @@ func (b *Breaker) Status(ctx context.Context, key string) (Status, error) {
 	if key == "" {
 		return Status{}, errEmptyKey
 	}
-	c, warn, err := b.load(ctx, key)
+	data, err := b.store.Get(ctx, Circuit, key)
+	if err != nil {
+		return Status{}, err
+	}
+	c, warn, err := decodeCircuit(data, key)
 	if err != nil {
 		return Status{}, err
 	}
 	st := b.status(c, b.now())
+	st.Recorded = data != nil
 	st.Warning = asWarning(warn)
 	return st, nil
 }
@@ -257,7 +449,9 @@ func (b *Breaker) List(ctx context.Context) ([]Status, error) {
 			warn.Key = it.Where
 			out = append(out, Status{Warning: warn})
 		default:
-			out = append(out, b.status(c, now))
+			st := b.status(c, now)
+			st.Recorded = true
+			out = append(out, st)
 		}
 	}
 	slices.SortFunc(out, func(x, y Status) int { return cmp.Compare(x.Key, y.Key) })

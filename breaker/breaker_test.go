@@ -189,6 +189,38 @@ var behaviours = []struct {
 		assert.Equal(t, Probe, e.check(t, 1).Verdict, "the next half-open period has its own probe")
 		assert.Equal(t, Reject, e.check(t, 1).Verdict)
 	}},
+	{"failed probes double the cooldown up to the maximum; a successful one starts over", func(c *Config) {
+		c.FirstCooldown, c.Cooldown = time.Second, 10*time.Second
+	}, func(t *testing.T, e *env) {
+		e.trip(t)
+		var cooldowns []time.Duration
+		var failed []int
+		for range 5 {
+			st, err := e.b.Status(e.ctx, e.key)
+			require.NoError(t, err)
+			cooldowns, failed = append(cooldowns, st.Cooldown), append(failed, st.FailedProbes)
+			e.clock.Advance(st.NextProbe)
+			probe := e.check(t, 1)
+			require.Equal(t, Probe, probe.Verdict)
+			_, err = e.b.Record(e.ctx, probe, Failure)
+			require.NoError(t, err)
+		}
+		// edgeRand draws the low edge of the ±20% jitter.
+		assert.Equal(t, []time.Duration{800e6, 1600e6, 3200e6, 6400e6, 8000e6}, cooldowns)
+		assert.Equal(t, []int{0, 1, 2, 3, 4}, failed)
+
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		e.clock.Advance(st.NextProbe)
+		probe := e.check(t, 1)
+		_, err = e.b.Record(e.ctx, probe, Success)
+		require.NoError(t, err)
+		e.clock.Advance(2 * e.b.cfg.Window)
+		e.trip(t)
+		st, err = e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.Equal(t, 800*time.Millisecond, st.Cooldown, "a new outage starts with the first cooldown")
+	}},
 	{"the retry budget refuses retries at half the tokens", func(c *Config) { c.Min = 1000 }, func(t *testing.T, e *env) {
 		for range 4 {
 			e.run(t, Failure)
@@ -206,7 +238,7 @@ var behaviours = []struct {
 		assert.Equal(t, Allow, e.check(t, 2).Verdict, "a success refills a tenth of a token")
 	}},
 	{"the run budget is shared and exact", nil, func(t *testing.T, e *env) {
-		other, err := New(e.store, Default(), e.clock.Now, nil)
+		other, err := New(e.store, fixedCooldown(), e.clock.Now, nil)
 		require.NoError(t, err)
 		var taken []bool
 		for i := range 5 {
@@ -240,7 +272,16 @@ var behaviours = []struct {
 		require.NoError(t, e.b.Reset(e.ctx, e.key))
 		st, err := e.b.Status(e.ctx, e.key)
 		require.NoError(t, err)
-		assert.Equal(t, Status{Key: e.key, State: Closed, Window: time.Minute, Tokens: 10, MaxTokens: 10, RetryAllowed: true}, st)
+		assert.Equal(t, Status{Key: e.key, Recorded: true, State: Closed, Window: time.Minute, Tokens: 10, MaxTokens: 10, RetryAllowed: true}, st)
+	}},
+	{"status tells a key never recorded from a fresh one", nil, func(t *testing.T, e *env) {
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.False(t, st.Recorded)
+		e.run(t, Success)
+		st, err = e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.True(t, st.Recorded)
 	}},
 	{"a probe from before a reset does not count as a probe", nil, func(t *testing.T, e *env) {
 		e.trip(t)
@@ -324,7 +365,7 @@ func TestBreakerBehavesTheSameOnEveryStore(t *testing.T) {
 			for _, bt := range behaviours {
 				t.Run(bt.name, func(t *testing.T) {
 					t.Parallel() // each behaviour has its own key
-					cfg := Default()
+					cfg := fixedCooldown()
 					if bt.cfg != nil {
 						bt.cfg(&cfg)
 					}
@@ -338,7 +379,7 @@ func TestBreakerBehavesTheSameOnEveryStore(t *testing.T) {
 func TestDeadProbersClaimLapsesAfterTheProbeTimeout(t *testing.T) {
 	t.Parallel()
 	s, _ := openTestFiles(t, 0)
-	e := newEnv(t, s, Default())
+	e := newEnv(t, s, fixedCooldown())
 	e.trip(t)
 	e.clock.Advance(24 * time.Second)
 	require.Equal(t, Probe, e.check(t, 1).Verdict, "this prober dies without recording")
@@ -352,7 +393,7 @@ func TestDeadProbersClaimLapsesAfterTheProbeTimeout(t *testing.T) {
 func TestBreakerRefusesEmptyKeysAndUnknownOutcomes(t *testing.T) {
 	t.Parallel()
 	s, _ := openTestFiles(t, 0)
-	b, err := New(s, Default(), nil, nil)
+	b, err := New(s, fixedCooldown(), nil, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 
@@ -374,7 +415,7 @@ func TestAGarbageStateFileIsReportedOnceAndRewritten(t *testing.T) {
 	s, dir := openTestFiles(t, 0)
 	path := filepath.Join(dir, recordFile(Circuit, "k"))
 	require.NoError(t, os.WriteFile(path, []byte("\x00\x01 not json at all"), 0o600))
-	e := newEnv(t, s, Default())
+	e := newEnv(t, s, fixedCooldown())
 	e.key = "k"
 
 	p := e.check(t, 1)
@@ -392,7 +433,7 @@ func TestListShowsAnUnreadableRecordAsAWarning(t *testing.T) {
 	t.Parallel()
 	s, _ := openTestFiles(t, 0)
 	put(t, s, Circuit, "bad", "garbage")
-	e := newEnv(t, s, Default())
+	e := newEnv(t, s, fixedCooldown())
 	e.key = "good"
 	e.run(t, Success)
 
@@ -407,17 +448,17 @@ func TestListShowsAnUnreadableRecordAsAWarning(t *testing.T) {
 func TestStatusMarshalsToJSON(t *testing.T) {
 	t.Parallel()
 	st := Status{
-		Key: "registry", State: HalfOpen, Failures: 9, Attempts: 12, Window: time.Minute,
-		Tokens: 4.5, MaxTokens: 10, OpenedAt: t0, NextProbe: 23 * time.Second,
+		Key: "registry", Recorded: true, State: HalfOpen, Failures: 9, Attempts: 12, Window: time.Minute,
+		Tokens: 4.5, MaxTokens: 10, OpenedAt: t0, NextProbe: 23 * time.Second, Cooldown: 4 * time.Second, FailedProbes: 2, RetryIn: 3 * time.Second, Waiting: 7, Admitted: 5,
 		Warning: &CorruptError{Key: "registry", Err: assertErr("truncated")},
 	}
 	data, err := json.Marshal(st)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{
-		"key": "registry", "state": "half-open", "failures": 9, "attempts": 12,
+		"key": "registry", "recorded": true, "state": "half-open", "failures": 9, "attempts": 12,
 		"tokens": 4.5, "max_tokens": 10, "retry_allowed": false,
 		"opened_at": "2030-01-02T03:04:00Z",
-		"window_seconds": 60, "next_probe_seconds": 23,
+		"window_seconds": 60, "next_probe_seconds": 23, "cooldown_seconds": 4, "failed_probes": 2, "retry_in_seconds": 3, "waiting": 7, "admitted": 5,
 		"warning": "state of \"registry\" is unreadable, starting from empty state: truncated"
 	}`, string(data))
 

@@ -20,6 +20,10 @@ import (
 // formatVersion is the version this package writes.
 const formatVersion = 1
 
+// maxProbes bounds the failed probes a record counts: past a few dozen
+// doublings every cooldown is the longest anyway.
+const maxProbes = 1 << 20
+
 // maxBuckets bounds the buckets a stored circuit may hold; more means the
 // record was not written by this package.
 const maxBuckets = 4 * bucketsPerWindow
@@ -66,6 +70,14 @@ type circuitV1 struct {
 	ProbeAt  time.Time  `json:"probe_at,omitzero"`
 	Buckets  []bucketV1 `json:"buckets"`
 	Spent    float64    `json:"spent"`
+	// Fields added within version 1: a record without them (written
+	// before they were) reads as their zero value, and a release that
+	// does not know them ignores them.
+	Probes   int       `json:"probes,omitempty"`
+	SpentAt  time.Time `json:"spent_at,omitzero"`
+	ClosedAt time.Time `json:"closed_at,omitzero"`
+	Admitted int       `json:"admitted,omitempty"`
+	Waiters  []int64   `json:"waiters,omitempty"`
 }
 
 // bucketV1 is one bucket of a version 1 circuit.
@@ -140,8 +152,15 @@ func (v circuitV1) circuit(key string) (circuit, error) {
 		return circuit{}, fmt.Errorf("spent tokens %v out of range", v.Spent)
 	case v.Open && v.ProbeAt.IsZero():
 		return circuit{}, errors.New("open without a probe time")
+	case v.Probes < 0 || v.Probes > maxProbes:
+		return circuit{}, fmt.Errorf("failed probes %d out of range", v.Probes)
+	case v.Admitted < 0:
+		return circuit{}, fmt.Errorf("admitted %d out of range", v.Admitted)
+	case len(v.Waiters) > maxWaiters:
+		return circuit{}, fmt.Errorf("%d waiters, more than %d", len(v.Waiters), maxWaiters)
 	}
-	c := circuit{Key: v.Key, Gen: v.Gen, Open: v.Open, OpenedAt: v.OpenedAt, ProbeAt: v.ProbeAt, Spent: v.Spent}
+	c := circuit{Key: v.Key, Gen: v.Gen, Open: v.Open, OpenedAt: v.OpenedAt, ProbeAt: v.ProbeAt, Spent: v.Spent, SpentAt: v.SpentAt, Probes: v.Probes,
+		ClosedAt: v.ClosedAt, Admitted: v.Admitted, Waiters: v.Waiters}
 	for i, b := range v.Buckets {
 		if b.OK < 0 || b.Fail < 0 {
 			return circuit{}, fmt.Errorf("bucket %d has negative counts", i)
@@ -179,7 +198,8 @@ func storedText(s string) string {
 func encodeCircuit(c circuit) ([]byte, error) {
 	v := circuitV1{
 		Version: formatVersion, Key: c.Key, Gen: c.Gen, Open: c.Open,
-		OpenedAt: c.OpenedAt.UTC(), ProbeAt: c.ProbeAt.UTC(), Spent: c.Spent,
+		OpenedAt: c.OpenedAt.UTC(), ProbeAt: c.ProbeAt.UTC(), Spent: c.Spent, SpentAt: c.SpentAt.UTC(), Probes: min(c.Probes, maxProbes),
+		ClosedAt: c.ClosedAt.UTC(), Admitted: c.Admitted, Waiters: c.Waiters,
 		Buckets: make([]bucketV1, 0, len(c.Buckets)),
 	}
 	for _, b := range c.Buckets {

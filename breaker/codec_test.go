@@ -134,3 +134,37 @@ func TestUnreadableClaimIsNoClaim(t *testing.T) {
 	assert.Equal(t, uint64(3), got.Gen)
 	assert.True(t, got.Until.Equal(t0))
 }
+
+func TestARecordFromBeforeTheWaitingFieldsReadsAsTheirZeroValues(t *testing.T) {
+	t.Parallel()
+	// Written by the release before cooldowns grew, the budget refilled
+	// with time, the ramp and the lease count: still version 1.
+	old := `{"version":1,"key":"k","gen":3,"open":true,"opened_at":"2030-01-02T03:04:05Z","probe_at":"2030-01-02T03:04:33Z","buckets":[{"t":1893553445000,"ok":2,"fail":7}],"spent":6.8}`
+	c, warn, err := decodeCircuit([]byte(old), "k")
+	require.NoError(t, err)
+	require.Nil(t, warn)
+	assert.True(t, c.Open)
+	assert.Zero(t, c.Probes, "its next cooldown starts the schedule")
+	assert.True(t, c.SpentAt.IsZero(), "it refills from its next update")
+	assert.True(t, c.ClosedAt.IsZero())
+	assert.Empty(t, c.Waiters)
+
+	cfg := Default()
+	now := c.ProbeAt
+	next := cfg.observe(c, now, Failure, false, 0, edgeRand{})
+	data, err := encodeCircuit(next)
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(data, &v))
+	assert.EqualValues(t, 1, v["version"], "no new version: a release that does not know the fields ignores them")
+	assert.Contains(t, v, "spent_at")
+
+	c.Probes, c.SpentAt, c.ClosedAt, c.Admitted, c.Waiters = 3, now, now, 7, []int64{now.UnixMilli()}
+	data, err = encodeCircuit(c)
+	require.NoError(t, err)
+	got, warn, err := decodeCircuit(data, "k")
+	require.NoError(t, err)
+	require.Nil(t, warn)
+	assert.Equal(t, [3]int{3, 7, 1}, [3]int{got.Probes, got.Admitted, len(got.Waiters)})
+	assert.True(t, got.SpentAt.Equal(now) && got.ClosedAt.Equal(now))
+}

@@ -25,8 +25,13 @@ type Config struct {
 	// and must not stop the traffic for a whole cooldown; an outage goes
 	// on failing. 0 lets failures of a single moment open it.
 	MinSpan time.Duration
-	// Cooldown is how long an opened circuit stays open before one probe
-	// may run. Each cooldown is drawn from Cooldown±Jitter·Cooldown.
+	// FirstCooldown is how long a circuit that has just opened stays open
+	// before one probe may run. Each failed probe doubles the next
+	// cooldown, up to Cooldown; a successful probe (or a reset) starts
+	// again from FirstCooldown. Each cooldown is then jittered by
+	// ±Jitter of itself. FirstCooldown above Cooldown counts as Cooldown.
+	FirstCooldown time.Duration
+	// Cooldown is the longest cooldown: the bound of the doubling.
 	Cooldown time.Duration
 	// Jitter is the fraction, in [0, 1), by which a cooldown varies so
 	// that a fleet does not probe in step.
@@ -39,22 +44,36 @@ type Config struct {
 	Tokens float64
 	// TokenRatio is the number of tokens each successful attempt returns.
 	TokenRatio float64
+	// Refill is how long the budget takes to refill from empty with time
+	// alone: in an outage it lets through one retry every Refill/Tokens,
+	// each of which tells whether the outage is over (and keeps its
+	// failures spanning long enough to open the circuit).
+	Refill time.Duration
 }
 
 // Default returns the built-in tunables: a 60s window, opening at a 0.5
-// failure ratio with at least 5 attempts, a 30s cooldown jittered by ±20%,
-// a 60s probe claim, and a budget of 10 tokens refilled at 0.1 per success.
+// failure ratio with at least 5 attempts, cooldowns of 1s doubling with
+// each failed probe up to 10s, jittered by ±20%, a 60s probe claim, and a
+// budget of 10 tokens refilled at 0.1 per success and, with time, over 10s.
+//
+// The cooldown bounds how late the first run learns that an outage is
+// over: after the dependency recovers, the next probe comes within one
+// cooldown (and its jitter). 10s keeps that under 12s for an outage of any
+// length, while one probe every 10s is no load on anything; starting at
+// 1s finds the end of a short outage within about its own length.
 func Default() Config {
 	return Config{
-		Window:       60 * time.Second,
-		Ratio:        0.5,
-		Min:          5,
-		MinSpan:      3 * time.Second,
-		Cooldown:     30 * time.Second,
-		Jitter:       0.2,
-		ProbeTimeout: 60 * time.Second,
-		Tokens:       10,
-		TokenRatio:   0.1,
+		Window:        60 * time.Second,
+		Ratio:         0.5,
+		Min:           5,
+		MinSpan:       3 * time.Second,
+		FirstCooldown: time.Second,
+		Cooldown:      10 * time.Second,
+		Jitter:        0.2,
+		ProbeTimeout:  60 * time.Second,
+		Tokens:        10,
+		TokenRatio:    0.1,
+		Refill:        10 * time.Second,
 	}
 }
 
@@ -71,6 +90,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("min span %v: must be at least 0 and shorter than the window %v", c.MinSpan, c.Window)
 	case c.Cooldown <= 0:
 		return fmt.Errorf("cooldown %v: must be positive", c.Cooldown)
+	case c.FirstCooldown <= 0:
+		return fmt.Errorf("first cooldown %v: must be positive", c.FirstCooldown)
 	case !(c.Jitter >= 0 && c.Jitter < 1):
 		return fmt.Errorf("jitter %v: must be in [0, 1)", c.Jitter)
 	case c.ProbeTimeout < time.Millisecond:
@@ -79,6 +100,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tokens %v: must be positive", c.Tokens)
 	case !(c.TokenRatio >= 0):
 		return fmt.Errorf("token ratio %v: must not be negative", c.TokenRatio)
+	case c.Refill < time.Millisecond:
+		return fmt.Errorf("refill %v: must be at least 1ms", c.Refill)
 	}
 	return nil
 }

@@ -40,7 +40,13 @@ func recordFile(kind Kind, id string) string { return fileBase(kind, id) + ".jso
 // claimFile is the name of the file holding a circuit's probe claim.
 func claimFile(id string) string { return fileBase(Circuit, id) + ".probe" }
 
+// lockFile is the name of the lock file of the record file name: one per
+// record, so that updates of different records never wait for each other.
+func lockFile(name string) string {
+	return strings.TrimSuffix(name, ".json") + ".lock"
+}
+
 // tempFile is the name a record is written to before it is renamed into
-// place. Writers hold the store's lock, so one name per file is enough,
+// place. Writers hold the record's lock, so one name per file is enough,
 // and a file left by a writer that died is simply replaced.
 func tempFile(name string) string { return "." + name + ".tmp" }

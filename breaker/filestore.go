@@ -20,14 +20,12 @@ import (
 // fileStore keeps one JSON file per record in a directory only its owner
 // can write. Readers read without locking: every file is replaced whole by
 // rename, so a reader sees the old record or the new one. Writers take an
-// exclusive flock on the directory's lock file for one read-modify-write.
+// exclusive flock on the record's own lock file for one read-modify-write,
+// so runs of different keys never wait for each other.
 type fileStore struct {
 	dir     string
 	timeout time.Duration
 }
-
-// lockName is the lock file every writer holds for one update.
-const lockName = ".lock"
 
 // maxFileSize bounds what is read from a state file; a larger one is
 // garbage.
@@ -113,26 +111,54 @@ func (s *fileStore) read(name string) ([]byte, error) {
 	return data, nil
 }
 
-// lock takes the store's exclusive lock within the store's timeout and
-// returns the function that releases it.
+// lock takes the exclusive lock of the record file name within the
+// store's timeout and returns the function that releases it.
 //
 // A busy lock is waited for with a blocking flock in a goroutine rather
 // than by polling, so that many waiting processes cost no CPU and are woken
 // when the lock is freed. When the timeout ends first, lock returns an
 // error at once; the goroutine, still blocked in the kernel, releases the
-// lock as soon as it gets it.
-func (s *fileStore) lock(ctx context.Context) (unlock func(), err error) {
+// lock as soon as it gets it. A lock file that sweep removed while this
+// process waited on it is no longer the record's lock: lock then takes the
+// new one.
+func (s *fileStore) lock(ctx context.Context, name string) (unlock func(), err error) {
 	if err := s.checkDir(); err != nil {
 		return nil, err
 	}
-	fl := flock.New(s.path(lockName), flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	release := func() { _ = fl.Unlock() }
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	path := s.path(lockFile(name))
+	for {
+		fl, err := s.lockOnce(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		if s.current(fl, path) {
+			return func() { _ = fl.Unlock() }, nil
+		}
+		_ = fl.Unlock()
+	}
+}
+
+// current reports whether the locked fl is still the file at path.
+func (s *fileStore) current(fl *flock.Flock, path string) bool {
+	held, err := fl.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(path)
+	return err == nil && os.SameFile(held, now)
+}
+
+// lockOnce opens the lock file at path and locks it before ctx ends.
+func (s *fileStore) lockOnce(ctx context.Context, path string) (*flock.Flock, error) {
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil {
-		return nil, s.lockError(err)
+		return nil, s.lockError(path, err)
 	}
 	if ok {
-		return release, nil
+		return fl, nil
 	}
 
 	var mu sync.Mutex // guards abandoned and the send on got
@@ -143,22 +169,18 @@ func (s *fileStore) lock(ctx context.Context) (unlock func(), err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if abandoned {
-			release()
+			_ = fl.Unlock()
 			return
 		}
 		got <- err
 	}()
-	timer := time.NewTimer(s.timeout)
-	defer timer.Stop()
 	var gaveUp error
 	select {
 	case err := <-got:
 		if err != nil {
-			return nil, s.lockError(err)
+			return nil, s.lockError(path, err)
 		}
-		return release, nil
-	case <-timer.C:
-		gaveUp = context.DeadlineExceeded
+		return fl, nil
 	case <-ctx.Done():
 		gaveUp = ctx.Err()
 	}
@@ -167,30 +189,30 @@ func (s *fileStore) lock(ctx context.Context) (unlock func(), err error) {
 	select {
 	case err := <-got: // taken just as the wait ended
 		if err == nil {
-			return release, nil
+			return fl, nil
 		}
 	default:
 		abandoned = true
 	}
-	return nil, fmt.Errorf("lock %s: not free within %v: %w", s.path(lockName), s.timeout, gaveUp)
+	return nil, fmt.Errorf("lock %s: not free within %v: %w", path, s.timeout, gaveUp)
 }
 
 // lockError describes a failure to open or lock the lock file.
-func (s *fileStore) lockError(err error) error {
+func (s *fileStore) lockError(path string, err error) error {
 	if errors.Is(err, syscall.ELOOP) {
-		return fmt.Errorf("lock %s: is a symlink; refusing to follow it", s.path(lockName))
+		return fmt.Errorf("lock %s: is a symlink; refusing to follow it", path)
 	}
 	return fmt.Errorf("lock: %w", err)
 }
 
 // Update runs one read-modify-write under the lock.
 func (s *fileStore) Update(ctx context.Context, kind Kind, id string, ttl time.Duration, fn func(old []byte) ([]byte, error)) error {
-	unlock, err := s.lock(ctx)
+	name := recordFile(kind, id)
+	unlock, err := s.lock(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	name := recordFile(kind, id)
 	old, err := s.read(name)
 	if err != nil {
 		return err
@@ -244,8 +266,9 @@ func (s *fileStore) write(name string, data []byte) error {
 	return nil
 }
 
-// sweep removes the files of kind not modified for ttl, as Redis expires
-// keys. The caller holds the lock, so no update is under way. Errors are
+// sweep removes the records of kind not modified for ttl, with their probe
+// claims and lock files, as Redis expires keys. Each is removed under its
+// own lock, taken only if free: a record in use is not stale. Errors are
 // ignored: a file that stays is only untidy.
 func (s *fileStore) sweep(kind Kind, ttl time.Duration) {
 	if ttl <= 0 {
@@ -259,22 +282,43 @@ func (s *fileStore) sweep(kind Kind, ttl time.Duration) {
 	prefix := string(kind) + "-"
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, prefix) || !e.Type().IsRegular() {
-			continue
-		}
-		if !strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".probe") {
+		base, ok := strings.CutSuffix(name, ".json")
+		if !ok || !strings.HasPrefix(name, prefix) || !e.Type().IsRegular() {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			_ = os.Remove(s.path(name))
+			s.remove(base, cutoff)
 		}
 	}
+}
+
+// remove deletes the record with file base base, its probe claim and its
+// lock file, if its lock is free and it is still older than cutoff.
+func (s *fileStore) remove(base string, cutoff time.Time) {
+	lockPath := s.path(base + ".lock")
+	fl := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		return
+	}
+	defer fl.Unlock()
+	if !s.current(fl, lockPath) {
+		return
+	}
+	fi, err := os.Lstat(s.path(base + ".json"))
+	if err != nil || !fi.ModTime().Before(cutoff) {
+		return
+	}
+	_ = os.Remove(s.path(base + ".json"))
+	_ = os.Remove(s.path(base + ".probe"))
+	// Last, so that a run waiting on this lock file finds it gone once
+	// it has it, and takes the new one.
+	_ = os.Remove(lockPath)
 }
 
 // Claim takes a probe claim under the lock; the claim lives in its own
 // file next to the circuit's record.
 func (s *fileStore) Claim(ctx context.Context, id string, gen uint64, now time.Time, ttl time.Duration) (bool, time.Duration, error) {
-	unlock, err := s.lock(ctx)
+	unlock, err := s.lock(ctx, recordFile(Circuit, id))
 	if err != nil {
 		return false, 0, err
 	}

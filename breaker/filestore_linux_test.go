@@ -1,13 +1,17 @@
 package breaker
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
@@ -94,4 +98,57 @@ func TestFullDiskFailsWritesWithoutHanging(t *testing.T) {
 	}
 	r := runMountHelper(t, "full-mount", t.TempDir())
 	assertWritesFail(t, r, "no space left on device")
+}
+
+func TestAWriterWaitingOnASweptLockFileTakesTheNewOne(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, 5*time.Second)
+	lockPath := filepath.Join(dir, lockFile(recordFile(Circuit, "k")))
+	held := flock.New(lockPath)
+	require.NoError(t, held.Lock())
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Update(context.Background(), Circuit, "k", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
+	}()
+	fi, err := os.Stat(lockPath)
+	require.NoError(t, err)
+	awaitFlockWaiter(t, fi.Sys().(*syscall.Stat_t).Ino)
+	// The sweeper's part: the lock file goes while the writer waits on it,
+	// and another writer creates and holds the new one.
+	require.NoError(t, os.Remove(lockPath))
+	second := flock.New(lockPath)
+	require.NoError(t, second.Lock())
+	require.NoError(t, held.Unlock())
+	select {
+	case err := <-done:
+		t.Fatalf("the update went on under a removed lock file: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	require.NoError(t, second.Unlock())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update did not take the new lock file")
+	}
+}
+
+// awaitFlockWaiter waits until /proc/locks shows a process blocked on a
+// flock of the file with inode ino.
+func awaitFlockWaiter(t *testing.T, ino uint64) {
+	t.Helper()
+	suffix := ":" + strconv.FormatUint(ino, 10)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		data, err := os.ReadFile("/proc/locks")
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 6 && f[1] == "->" && f[2] == "FLOCK" && strings.HasSuffix(f[6], suffix) {
+				return
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("no process waits on the lock")
 }

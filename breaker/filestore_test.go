@@ -62,7 +62,7 @@ func TestStateFilesAreOwnerOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, granted)
 
-	for _, name := range []string{recordFile(Circuit, "k"), claimFile("k"), lockName} {
+	for _, name := range []string{recordFile(Circuit, "k"), claimFile("k"), lockFile(recordFile(Circuit, "k"))} {
 		assert.Equal(t, fs.FileMode(0o600), mode(t, filepath.Join(dir, name)), name)
 	}
 }
@@ -124,7 +124,7 @@ func TestStoreRefusesASymlinkedStateFile(t *testing.T) {
 func TestStoreRefusesASymlinkedLockFile(t *testing.T) {
 	t.Parallel()
 	s, dir := openTestFiles(t, 0)
-	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), filepath.Join(dir, lockName)))
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), filepath.Join(dir, lockFile(recordFile(Circuit, "k")))))
 
 	err := s.Update(context.Background(), Circuit, "k", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
 	assert.ErrorContains(t, err, "symlink")
@@ -142,7 +142,7 @@ func TestStoreRefusesAFIFOWithoutHanging(t *testing.T) {
 func TestUpdateGivesUpWhenTheLockIsNotFreed(t *testing.T) {
 	t.Parallel()
 	s, dir := openTestFiles(t, 100*time.Millisecond)
-	held := flock.New(filepath.Join(dir, lockName))
+	held := flock.New(filepath.Join(dir, lockFile(recordFile(Circuit, "k"))))
 	require.NoError(t, held.Lock())
 	t.Cleanup(func() { _ = held.Unlock() })
 	ctx := context.Background()
@@ -203,6 +203,38 @@ func TestANewRecordSweepsOutRecordsOfItsKindUntouchedForTheTTL(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, recordFile(Run, "old")))
 	assert.FileExists(t, filepath.Join(dir, recordFile(Run, "recent")))
 	assert.FileExists(t, filepath.Join(dir, recordFile(Circuit, "circuit")), "other kinds keep their own TTL")
+	assert.NoFileExists(t, filepath.Join(dir, lockFile(recordFile(Run, "old"))), "the lock file goes with its record")
+	assert.FileExists(t, filepath.Join(dir, lockFile(recordFile(Run, "recent"))))
+}
+
+func TestSweepLeavesARecordWhoseLockIsHeld(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, 0)
+	put(t, s, Run, "old", "1")
+	long := time.Now().Add(-48 * time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(dir, recordFile(Run, "old")), long, long))
+	held := flock.New(filepath.Join(dir, lockFile(recordFile(Run, "old"))))
+	require.NoError(t, held.Lock())
+	t.Cleanup(func() { _ = held.Unlock() })
+
+	require.NoError(t, s.Update(context.Background(), Run, "new", 24*time.Hour, func([]byte) ([]byte, error) { return []byte("1"), nil }))
+	assert.FileExists(t, filepath.Join(dir, recordFile(Run, "old")), "a record being updated is not stale")
+}
+
+func TestUpdatesOfDifferentKeysDoNotWaitForEachOther(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, 100*time.Millisecond)
+	held := flock.New(filepath.Join(dir, lockFile(recordFile(Circuit, "busy"))))
+	require.NoError(t, held.Lock())
+	t.Cleanup(func() { _ = held.Unlock() })
+	ctx := context.Background()
+
+	put(t, s, Circuit, "other", "1")
+	granted, _, err := s.Claim(ctx, "other", 1, t0, time.Minute)
+	require.NoError(t, err)
+	assert.True(t, granted)
+	err = s.Update(ctx, Circuit, "busy", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the held key still waits")
 }
 
 func TestGetOfAnEmptyFileIsNotAbsence(t *testing.T) {

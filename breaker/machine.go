@@ -8,6 +8,7 @@ package breaker
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -104,10 +105,26 @@ type circuit struct {
 	OpenedAt time.Time
 	// ProbeAt is when the cooldown ends and the circuit is half-open.
 	ProbeAt time.Time
+	// Probes counts the failed probes since the circuit opened: the
+	// cooldown doubles with each.
+	Probes int
+	// ClosedAt is when a probe last closed the circuit, and Admitted how
+	// many runs that had waited for it have taken a slot of the ramp since.
+	ClosedAt time.Time
+	Admitted int
+	// Waiters holds a lease per run waiting in Await: when it lapses, in
+	// Unix milliseconds. A run renews its lease while it waits and drops
+	// it when it stops; a run killed while waiting leaves a lease that
+	// lapses by itself.
+	Waiters []int64
 	// Buckets count the attempts of the window, oldest first.
 	Buckets []bucket
-	// Spent is how many of Config.Tokens are taken, in [0, Tokens].
-	Spent float64
+	// Spent is how many of Config.Tokens were taken at SpentAt, in
+	// [0, Tokens]; the budget refills with time from then. A zero
+	// SpentAt (a record from before refilling) refills from the next
+	// update on.
+	Spent   float64
+	SpentAt time.Time
 }
 
 // bucket counts the attempts that started in one slice of the window.
@@ -169,15 +186,40 @@ func (cfg Config) counts(c circuit, now time.Time) (failures, attempts int) {
 	return failures, attempts
 }
 
-// tokens returns the tokens left in c's retry budget.
-func (cfg Config) tokens(c circuit) float64 {
-	return cfg.Tokens - min(max(c.Spent, 0), cfg.Tokens)
+// refill is how many tokens the retry budget regains per second.
+func (cfg Config) refill() float64 {
+	return cfg.Tokens / cfg.Refill.Seconds()
 }
 
-// retryAllowed reports whether c's budget allows a retry: more than half of
-// the tokens are left.
-func (cfg Config) retryAllowed(c circuit) bool {
-	return cfg.tokens(c) > cfg.Tokens/2
+// spent returns the tokens taken from c's retry budget at now.
+func (cfg Config) spent(c circuit, now time.Time) float64 {
+	spent := min(max(c.Spent, 0), cfg.Tokens)
+	if !c.SpentAt.IsZero() && now.After(c.SpentAt) {
+		spent = max(spent-cfg.refill()*now.Sub(c.SpentAt).Seconds(), 0)
+	}
+	return spent
+}
+
+// tokens returns the tokens left in c's retry budget at now.
+func (cfg Config) tokens(c circuit, now time.Time) float64 {
+	return cfg.Tokens - cfg.spent(c, now)
+}
+
+// retryAllowed reports whether c's budget allows a retry at now: more than
+// half of the tokens are left.
+func (cfg Config) retryAllowed(c circuit, now time.Time) bool {
+	return cfg.tokens(c, now) > cfg.Tokens/2
+}
+
+// retryIn returns how long from now until c's budget allows a retry, as
+// it refills: 0 when it does now.
+func (cfg Config) retryIn(c circuit, now time.Time) time.Duration {
+	over := cfg.spent(c, now) - cfg.Tokens/2
+	if over < 0 {
+		return 0
+	}
+	// A millisecond more, so that the budget is past the line, not on it.
+	return time.Duration(over/cfg.refill()*float64(time.Second)) + time.Millisecond
 }
 
 // decide answers whether attempt number attempt (from 1) may start at now.
@@ -190,7 +232,7 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 	case HalfOpen:
 		return Probe
 	}
-	if attempt > 1 && !cfg.retryAllowed(c) {
+	if attempt > 1 && !cfg.retryAllowed(c, now) {
 		return NoBudget
 	}
 	return Allow
@@ -203,18 +245,31 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen uint64, r Rand) circuit {
 	c = cfg.prune(c, now)
 	failed := o == Failure
-	if failed {
-		c.Spent = min(max(c.Spent, 0)+1, cfg.Tokens)
-	} else {
-		c.Spent = max(min(c.Spent, cfg.Tokens)-cfg.TokenRatio, 0)
+	c.Spent, c.SpentAt = cfg.spent(c, now), now
+	switch {
+	case failed:
+		c.Spent = min(c.Spent+1, cfg.Tokens)
+	case c.Spent >= cfg.Tokens/2:
+		// A success while the budget refuses retries is the dependency
+		// answering again: it lets one retry through (the next failure
+		// takes that back). Retries then follow successes one for one,
+		// and the runs waiting for the budget after a blip are not held
+		// until time alone refills it.
+		c.Spent = max(min(c.Spent-cfg.TokenRatio, cfg.Tokens/2-cfg.TokenRatio), 0)
+	default:
+		c.Spent = max(c.Spent-cfg.TokenRatio, 0)
 	}
 	if probe && c.Open && c.Gen == gen {
 		c.Gen++
 		if !failed {
-			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets = false, time.Time{}, time.Time{}, nil
+			// The dependency is back: so is the whole retry budget,
+			// which the outage's failures had spent.
+			c.Open, c.OpenedAt, c.ProbeAt, c.Buckets, c.Probes, c.Spent = false, time.Time{}, time.Time{}, nil, 0, 0
+			c.ClosedAt, c.Admitted = now, 0
 			return c
 		}
 		c = cfg.add(c, now, failed)
+		c.Probes++
 		return cfg.trip(c, now, r)
 	}
 	c = cfg.add(c, now, failed)
@@ -224,24 +279,40 @@ func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen u
 	failures, attempts := cfg.counts(c, now)
 	if attempts >= cfg.Min && float64(failures)/float64(attempts) >= cfg.Ratio && cfg.failureSpan(c, now) >= cfg.minSpan() {
 		c.Gen++
+		c.Probes = 0
 		return cfg.trip(c, now, r)
 	}
 	return c
 }
 
-// trip opens c at now with a freshly drawn cooldown.
+// trip opens c at now with a cooldown drawn for its c.Probes failed probes.
 func (cfg Config) trip(c circuit, now time.Time, r Rand) circuit {
-	c.Open, c.OpenedAt, c.ProbeAt = true, now, now.Add(cfg.cooldown(r))
+	c.Open, c.OpenedAt, c.ProbeAt = true, now, now.Add(cfg.cooldown(c.Probes, r))
 	return c
 }
 
-// cooldown draws a cooldown uniformly from Cooldown±Jitter·Cooldown.
-func (cfg Config) cooldown(r Rand) time.Duration {
-	j := time.Duration(float64(cfg.Cooldown) * cfg.Jitter)
-	if j <= 0 {
-		return cfg.Cooldown
+// nominalCooldown is the cooldown after probes failed probes, before
+// jitter: FirstCooldown doubled probes times, at most Cooldown.
+func (cfg Config) nominalCooldown(probes int) time.Duration {
+	d := min(cfg.FirstCooldown, cfg.Cooldown)
+	for range probes {
+		if d >= cfg.Cooldown/2 {
+			return cfg.Cooldown
+		}
+		d *= 2
 	}
-	return cfg.Cooldown - j + time.Duration(r.Int64N(int64(2*j)+1))
+	return d
+}
+
+// cooldown draws the cooldown after probes failed probes uniformly from
+// its nominal value ±Jitter of it.
+func (cfg Config) cooldown(probes int, r Rand) time.Duration {
+	d := cfg.nominalCooldown(probes)
+	j := time.Duration(float64(d) * cfg.Jitter)
+	if j <= 0 {
+		return d
+	}
+	return d - j + time.Duration(r.Int64N(int64(2*j)+1))
 }
 
 // add counts one attempt that ended at now in its bucket. The buckets stay
@@ -286,6 +357,77 @@ func (cfg Config) prune(c circuit, now time.Time) circuit {
 // generation moves on so that no earlier probe claim applies.
 func (cfg Config) reset(c circuit) circuit {
 	return circuit{Key: c.Key, Gen: c.Gen + 1}
+}
+
+// rampRate is how many waiting runs per second the ramp admits in its
+// first second after a probe closed the circuit; the rate doubles every
+// second after that.
+const rampRate = 8.0
+
+// rampOffset is when, after the circuit closed, the waiting run that took
+// slot k (from 0) of the ramp may go: admissions start at rampRate a
+// second and double every second, a slow start. By t seconds after the
+// close rampRate·(2^t−1)/ln 2 runs are admitted: 11 in the first second,
+// 35 by the second, 81 by the third, 173 by the fourth.
+func rampOffset(k int) time.Duration {
+	return time.Duration(math.Log2(1+float64(k)*math.Ln2/rampRate) * float64(time.Second))
+}
+
+// admit takes the next slot of c's ramp for a run that waited for c at
+// now, and returns c and when the run may go. A circuit that is open, or
+// that no probe has closed, has no ramp: the run may go now.
+func admit(c circuit, now time.Time) (circuit, time.Time) {
+	if c.Open || c.ClosedAt.IsZero() {
+		return c, now
+	}
+	at := c.ClosedAt.Add(rampOffset(c.Admitted))
+	c.Admitted++
+	return c, at
+}
+
+// maxWaiters bounds the leases a record keeps: past it the leases that
+// lapse soonest are dropped, and the count says "at least".
+const maxWaiters = 1000
+
+// waiting returns how many leases of c are live at now.
+func waiting(c circuit, now time.Time) int {
+	n, ms := 0, now.UnixMilli()
+	for _, w := range c.Waiters {
+		if w > ms {
+			n++
+		}
+	}
+	return n
+}
+
+// lease returns c with the lease until replaced by one until until (a
+// zero time adds none, a zero until removes none), and the lapsed
+// leases dropped.
+func lease(c circuit, now, replaced, until time.Time) circuit {
+	ms := now.UnixMilli()
+	kept := make([]int64, 0, len(c.Waiters)+1)
+	dropped := replaced.IsZero()
+	for _, w := range c.Waiters {
+		if !dropped && w == replaced.UnixMilli() {
+			dropped = true
+			continue
+		}
+		if w > ms {
+			kept = append(kept, w)
+		}
+	}
+	if !until.IsZero() {
+		kept = append(kept, until.UnixMilli())
+	}
+	if len(kept) > maxWaiters {
+		slices.Sort(kept)
+		kept = kept[len(kept)-maxWaiters:]
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	c.Waiters = kept
+	return c
 }
 
 // claim is a probe claim as the file store keeps it.

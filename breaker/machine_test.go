@@ -27,6 +27,14 @@ func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9
 
 // feed records outcomes one second apart from start and returns the
 // circuit and the time of the last one.
+// fixedCooldown is Default with every cooldown 30s (±20%), as before
+// cooldowns grew: for tests about anything but the cooldown's growth.
+func fixedCooldown() Config {
+	cfg := Default()
+	cfg.FirstCooldown, cfg.Cooldown = 30*time.Second, 30*time.Second
+	return cfg
+}
+
 func feed(cfg Config, c circuit, start time.Time, outcomes ...Outcome) (circuit, time.Time) {
 	now := start
 	for i, o := range outcomes {
@@ -46,7 +54,7 @@ func repeat(o Outcome, n int) []Outcome {
 
 func TestWindowCountsAnAttemptForExactlyOneWindow(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := cfg.observe(circuit{Key: "k"}, t0, Failure, false, 0, edgeRand{})
 
 	f, a := cfg.counts(c, t0.Add(cfg.Window-time.Millisecond))
@@ -57,7 +65,7 @@ func TestWindowCountsAnAttemptForExactlyOneWindow(t *testing.T) {
 
 func TestWindowDropsExpiredBucketsOnUpdate(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Success, 10)...)
 	require.Len(t, c.Buckets, 10)
 
@@ -69,7 +77,7 @@ func TestWindowDropsExpiredBucketsOnUpdate(t *testing.T) {
 
 func TestCircuitOpensAtRatioWithMinimumAttempts(t *testing.T) {
 	t.Parallel()
-	cfg := Default() // ratio 0.5, min 5
+	cfg := fixedCooldown() // ratio 0.5, min 5
 	tests := []struct {
 		name     string
 		outcomes []Outcome
@@ -96,7 +104,7 @@ func TestCircuitOpensAtRatioWithMinimumAttempts(t *testing.T) {
 
 func TestFailuresThatLeftTheWindowDoNotOpenTheCircuit(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Failure, 4)...)
 	c, _ = feed(cfg, c, t0.Add(cfg.Window+10*time.Second), Failure, Success)
 	assert.False(t, c.Open, "4 old failures expired; 1 of 2 recent is below the minimum")
@@ -105,26 +113,66 @@ func TestFailuresThatLeftTheWindowDoNotOpenTheCircuit(t *testing.T) {
 func TestCooldownIsJitteredWithinTwentyPercent(t *testing.T) {
 	t.Parallel()
 	cfg := Default()
-	assert.Equal(t, 24*time.Second, cfg.cooldown(edgeRand{hi: false}))
-	assert.Equal(t, 36*time.Second, cfg.cooldown(edgeRand{hi: true}))
+	assert.Equal(t, 800*time.Millisecond, cfg.cooldown(0, edgeRand{hi: false}))
+	assert.Equal(t, 1200*time.Millisecond, cfg.cooldown(0, edgeRand{hi: true}))
+	assert.Equal(t, 8*time.Second, cfg.cooldown(5, edgeRand{hi: false}))
+	assert.Equal(t, 12*time.Second, cfg.cooldown(5, edgeRand{hi: true}))
 
 	r := seeded(1)
 	seen := map[time.Duration]bool{}
 	for range 1000 {
-		d := cfg.cooldown(r)
-		require.GreaterOrEqual(t, d, 24*time.Second)
-		require.LessOrEqual(t, d, 36*time.Second)
+		d := cfg.cooldown(4, r)
+		require.GreaterOrEqual(t, d, 8*time.Second)
+		require.LessOrEqual(t, d, 12*time.Second)
 		seen[d] = true
 	}
 	assert.Greater(t, len(seen), 900, "a fleet's cooldowns are spread out, not in step")
 
 	cfg.Jitter = 0
-	assert.Equal(t, cfg.Cooldown, cfg.cooldown(r), "no jitter means the exact cooldown")
+	assert.Equal(t, cfg.Cooldown, cfg.cooldown(9, r), "no jitter means the exact cooldown")
+}
+
+func TestCooldownStartsShortAndDoublesWithEachFailedProbeUpToTheMaximum(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	var got []time.Duration
+	for probes := range 7 {
+		got = append(got, cfg.nominalCooldown(probes))
+	}
+	assert.Equal(t, []time.Duration{1e9, 2e9, 4e9, 8e9, 10e9, 10e9, 10e9}, got)
+	assert.Equal(t, cfg.Cooldown, cfg.nominalCooldown(maxProbes), "no overflow")
+
+	cfg.Cooldown = 500 * time.Millisecond
+	assert.Equal(t, cfg.Cooldown, cfg.nominalCooldown(0), "a maximum below the first cooldown bounds it too")
+}
+
+func TestFailedProbesGrowTheCooldownAndASuccessfulOneResetsIt(t *testing.T) {
+	t.Parallel()
+	cfg := Default()
+	cfg.Jitter = 0
+	cfg.MinSpan = 0
+	r := edgeRand{}
+	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	now := t0
+	var cooldowns []time.Duration
+	for range 5 {
+		cooldowns = append(cooldowns, c.ProbeAt.Sub(c.OpenedAt))
+		now = c.ProbeAt
+		c = cfg.observe(c, now, Failure, true, c.Gen, r)
+	}
+	assert.Equal(t, []time.Duration{1e9, 2e9, 4e9, 8e9, 10e9}, cooldowns)
+
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, r)
+	require.False(t, c.Open)
+	c, _ = feed(cfg, c, now.Add(time.Hour), repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	assert.Equal(t, time.Second, c.ProbeAt.Sub(c.OpenedAt), "the next outage starts short again")
 }
 
 func TestOpenedCircuitBecomesHalfOpenWhenTheCooldownEnds(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	cooldown := c.ProbeAt.Sub(c.OpenedAt)
 	require.Equal(t, 24*time.Second, cooldown, "edgeRand draws the shortest cooldown")
@@ -167,7 +215,7 @@ func TestHalfOpenGrantsOneProbeClaimPerGeneration(t *testing.T) {
 
 func TestProbeSuccessClosesTheCircuitAndClearsTheWindow(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen := c.Gen
 	c = cfg.observe(c, c.ProbeAt, Success, true, gen, edgeRand{})
@@ -180,7 +228,7 @@ func TestProbeSuccessClosesTheCircuitAndClearsTheWindow(t *testing.T) {
 
 func TestProbeFailureReopensWithANewCooldown(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen, at := c.Gen, c.ProbeAt.Add(time.Second)
 	c = cfg.observe(c, at, Failure, true, gen, edgeRand{hi: true})
@@ -194,7 +242,7 @@ func TestProbeFailureReopensWithANewCooldown(t *testing.T) {
 
 func TestAStaleProbeCountsAsAnOrdinaryAttempt(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	at := c.ProbeAt
 	c = cfg.observe(c, at, Failure, true, c.Gen, edgeRand{}) // reopened
@@ -209,40 +257,83 @@ func TestAStaleProbeCountsAsAnOrdinaryAttempt(t *testing.T) {
 
 func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	opened, probeAt, gen := c.OpenedAt, c.ProbeAt, c.Gen
 	c = cfg.observe(c, opened.Add(time.Second), Failure, false, 0, edgeRand{hi: true})
 	assert.Equal(t, [3]any{opened, probeAt, gen}, [3]any{c.OpenedAt, c.ProbeAt, c.Gen})
 }
 
+// feedAt records outcomes on c, all at now.
+func feedAt(cfg Config, c circuit, now time.Time, outcomes ...Outcome) circuit {
+	for _, o := range outcomes {
+		c = cfg.observe(c, now, o, false, 0, edgeRand{})
+	}
+	return c
+}
+
 func TestTokenBucketDrainsOnFailuresAndRefillsOnSuccesses(t *testing.T) {
 	t.Parallel()
-	cfg := Default() // 10 tokens, 0.1 per success
-	cfg.Min = 1000   // keep the circuit closed: this is about the budget
+	cfg := fixedCooldown() // 10 tokens, 0.1 per success
+	cfg.Min = 1000         // keep the circuit closed: this is about the budget
 	c := circuit{Key: "k"}
+	now := t0 // one instant: no refilling with time
 
-	c, last := feed(cfg, c, t0, repeat(Failure, 4)...)
-	assert.InDelta(t, 6, cfg.tokens(c), 1e-9)
-	assert.Equal(t, Allow, cfg.decide(c, last, 2), "6 of 10 tokens left allow a retry")
+	c = feedAt(cfg, c, now, repeat(Failure, 4)...)
+	assert.InDelta(t, 6, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, Allow, cfg.decide(c, now, 2), "6 of 10 tokens left allow a retry")
 
-	c, last = feed(cfg, c, last, Failure)
-	assert.InDelta(t, 5, cfg.tokens(c), 1e-9)
-	assert.Equal(t, NoBudget, cfg.decide(c, last, 2), "at half the tokens retries stop")
-	assert.Equal(t, Allow, cfg.decide(c, last, 1), "first attempts are always allowed")
+	c = feedAt(cfg, c, now, Failure)
+	assert.InDelta(t, 5, cfg.tokens(c, now), 1e-9)
+	assert.Equal(t, NoBudget, cfg.decide(c, now, 2), "at half the tokens retries stop")
+	assert.Equal(t, Allow, cfg.decide(c, now, 1), "first attempts are always allowed")
 
-	c, last = feed(cfg, c, last, repeat(Failure, 20)...)
-	assert.InDelta(t, 0, cfg.tokens(c), 1e-9, "the bucket does not go below empty")
+	c = feedAt(cfg, c, now, repeat(Failure, 20)...)
+	assert.InDelta(t, 0, cfg.tokens(c, now), 1e-9, "the bucket does not go below empty")
 
-	c, last = feed(cfg, c, last, repeat(Success, 50)...)
-	assert.InDelta(t, 5, cfg.tokens(c), 1e-9)
-	assert.Equal(t, NoBudget, cfg.decide(c, last, 2))
-	c, last = feed(cfg, c, last, Success)
-	assert.InDelta(t, 5.1, cfg.tokens(c), 1e-9)
-	assert.Equal(t, Allow, cfg.decide(c, last, 2), "above half again")
+	c = feedAt(cfg, c, now, Success)
+	assert.InDelta(t, 5.1, cfg.tokens(c, now), 1e-9, "a success while retries are refused lifts the bucket just past half")
+	assert.Equal(t, Allow, cfg.decide(c, now, 2), "one retry may follow the success")
+	c = feedAt(cfg, c, now, Failure)
+	assert.Equal(t, NoBudget, cfg.decide(c, now, 2), "and its failure takes that back")
+	c = feedAt(cfg, c, now, repeat(Success, 10)...)
+	assert.InDelta(t, 6.0, cfg.tokens(c, now), 1e-9, "above half, successes return 0.1 each")
 
-	c, _ = feed(cfg, c, last, repeat(Success, 200)...)
-	assert.InDelta(t, 10, cfg.tokens(c), 1e-9, "capped at Tokens")
+	c = feedAt(cfg, c, now, repeat(Success, 200)...)
+	assert.InDelta(t, 10, cfg.tokens(c, now), 1e-9, "capped at Tokens")
+}
+
+func TestTokenBucketRefillsWithTime(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown() // 10 tokens refilled over 10s: 1 a second
+	cfg.Min = 1000
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
+	assert.InDelta(t, 0, cfg.tokens(c, t0), 1e-9)
+	assert.InDelta(t, 5, cfg.tokens(c, t0.Add(5*time.Second)), 1e-9)
+	assert.Equal(t, 5*time.Second+time.Millisecond, cfg.retryIn(c, t0), "until past half")
+	assert.Equal(t, NoBudget, cfg.decide(c, t0.Add(5*time.Second), 2))
+	assert.Equal(t, Allow, cfg.decide(c, t0.Add(5*time.Second+time.Millisecond), 2))
+	assert.Zero(t, cfg.retryIn(c, t0.Add(6*time.Second)))
+	assert.InDelta(t, 10, cfg.tokens(c, t0.Add(time.Hour)), 1e-9, "capped at Tokens")
+
+	c = feedAt(cfg, c, t0.Add(2*time.Second), Failure)
+	assert.InDelta(t, 1, cfg.tokens(c, t0.Add(2*time.Second)), 1e-9, "2 refilled, 1 taken")
+
+	old := circuit{Key: "k", Spent: 8} // a record from before refilling
+	assert.InDelta(t, 2, cfg.tokens(old, t0.Add(time.Hour)), 1e-9, "no time to refill from")
+	old = feedAt(cfg, old, t0, Failure)
+	assert.InDelta(t, 1+3, cfg.tokens(old, t0.Add(3*time.Second)), 1e-9, "refills from its first update on")
+}
+
+func TestASuccessfulProbeRestoresTheWholeBudget(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown()
+	cfg.MinSpan = 0
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
+	require.True(t, c.Open)
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	require.False(t, c.Open)
+	assert.InDelta(t, 10, cfg.tokens(c, c.SpentAt), 1e-9)
 }
 
 func TestRunBudgetAllowsExactlyTheLimit(t *testing.T) {
@@ -264,7 +355,7 @@ func TestRunBudgetAllowsExactlyTheLimit(t *testing.T) {
 
 func TestResetClosesAndMovesToTheNextGeneration(t *testing.T) {
 	t.Parallel()
-	cfg := Default()
+	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	r := cfg.reset(c)
 	assert.Equal(t, circuit{Key: "k", Gen: c.Gen + 1}, r)
@@ -292,11 +383,66 @@ func TestConfigValidateNamesTheBadField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := Default()
+			cfg := fixedCooldown()
 			tt.change(&cfg)
 			err := cfg.Validate()
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+func TestTheRampAdmitsWaitingRunsInASlowStart(t *testing.T) {
+	t.Parallel()
+	assert.Zero(t, rampOffset(0), "the first run that waited goes at once")
+	count := func(from, to time.Duration) int {
+		n := 0
+		for k := range 1000 {
+			if d := rampOffset(k); d >= from && d < to {
+				n++
+			}
+		}
+		return n
+	}
+	// 8 a second at first, doubling every second.
+	assert.Equal(t, []int{12, 23, 46, 93}, []int{count(0, time.Second), count(time.Second, 2*time.Second), count(2*time.Second, 3*time.Second), count(3*time.Second, 4*time.Second)})
+	for k := 1; k < 1000; k++ {
+		require.Greater(t, rampOffset(k), rampOffset(k-1), "slot %d comes after slot %d", k, k-1)
+	}
+	// 60 runs are all admitted within 2.7s, at most 36 in any second.
+	assert.Less(t, rampOffset(59), 2700*time.Millisecond)
+	peak := 0
+	for k := range 60 {
+		n := 0
+		for j := k; j < 60 && rampOffset(j) < rampOffset(k)+time.Second; j++ {
+			n++
+		}
+		peak = max(peak, n)
+	}
+	assert.LessOrEqual(t, peak, 36)
+}
+
+func TestEachRunThatWaitedTakesTheNextSlotOfTheRamp(t *testing.T) {
+	t.Parallel()
+	cfg := fixedCooldown()
+	cfg.MinSpan = 0
+	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 5)...)
+	_, at := admit(c, t0)
+	assert.Equal(t, t0, at, "an open circuit has no ramp")
+
+	closed := c.ProbeAt
+	c = cfg.observe(c, closed, Success, true, c.Gen, edgeRand{})
+	require.False(t, c.Open)
+	var ats []time.Time
+	for range 3 {
+		c, at = admit(c, closed.Add(time.Second))
+		ats = append(ats, at)
+	}
+	assert.Equal(t, []time.Time{closed, closed.Add(rampOffset(1)), closed.Add(rampOffset(2))}, ats)
+	assert.Equal(t, 3, c.Admitted)
+
+	c = feedAt(cfg, c, closed.Add(time.Hour), repeat(Failure, 5)...)
+	require.True(t, c.Open)
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	assert.Zero(t, c.Admitted, "a new close starts a new ramp")
 }

@@ -25,7 +25,7 @@ const procs = 64
 // short cooldown so that the probe test goes through many half-open
 // periods.
 func helperConfig() Config {
-	cfg := Default()
+	cfg := fixedCooldown()
 	cfg.Window = time.Hour
 	cfg.Cooldown = 5 * time.Millisecond
 	cfg.ProbeTimeout = time.Hour

@@ -127,7 +127,7 @@ func openTestRedis(t *testing.T, srv *redisServer, timeout time.Duration) Store 
 func TestRedisKeysExpireAfterAFewWindows(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	e := newEnv(t, openTestRedis(t, srv, 0), Default())
+	e := newEnv(t, openTestRedis(t, srv, 0), fixedCooldown())
 	e.trip(t)
 	e.clock.Advance(24 * time.Second)
 	require.Equal(t, Probe, e.check(t, 1).Verdict)
@@ -148,7 +148,7 @@ func TestRedisKeysExpireAfterAFewWindows(t *testing.T) {
 		assert.LessOrEqual(t, got, want, key)
 		assert.Greater(t, got, want-30*time.Second, key)
 	}
-	cfg := Default()
+	cfg := fixedCooldown()
 	assert.Greater(t, cfg.ttl(), 2*cfg.Window, "a few windows")
 	within("retry:cb:"+e.key, cfg.ttl())
 	within("retry:run:run-1", runTTL)
@@ -218,7 +218,7 @@ func TestRedisConcurrentClientsLoseNoUpdates(t *testing.T) {
 func TestRedisConcurrentClientsGetOneProbe(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	e := newEnv(t, openTestRedis(t, srv, 0), Default())
+	e := newEnv(t, openTestRedis(t, srv, 0), fixedCooldown())
 	e.trip(t)
 	e.clock.Advance(24 * time.Second)
 
@@ -226,7 +226,7 @@ func TestRedisConcurrentClientsGetOneProbe(t *testing.T) {
 	verdicts := make(chan Verdict, clients)
 	var wg sync.WaitGroup
 	for range clients {
-		b, err := New(openTestRedis(t, srv, 0), Default(), e.clock.Now, edgeRand{})
+		b, err := New(openTestRedis(t, srv, 0), fixedCooldown(), e.clock.Now, edgeRand{})
 		require.NoError(t, err)
 		wg.Go(func() {
 			p, err := b.Check(e.ctx, e.key, 1)
@@ -249,7 +249,7 @@ func TestRedisConcurrentClientsGetOneProbe(t *testing.T) {
 func TestRedisProbeClaimLapsesWhenTheProberDies(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	cfg := Default()
+	cfg := fixedCooldown()
 	cfg.ProbeTimeout = 2 * time.Second // timed by the server's clock; the next check must come well within it
 	e := newEnv(t, openTestRedis(t, srv, 0), cfg)
 	e.trip(t)
@@ -289,7 +289,7 @@ func assertFailsWithin(t *testing.T, b *Breaker, limit time.Duration) {
 func TestRedisStoppedMidRunFailsWithinTheTimeout(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	e := newEnv(t, openTestRedis(t, srv, DefaultTimeout), Default())
+	e := newEnv(t, openTestRedis(t, srv, DefaultTimeout), fixedCooldown())
 	// Mid-run: the store has been used and holds a connection. (Retried,
 	// so that a loaded machine cannot fail this setup within 250ms.)
 	require.Eventually(t, func() bool {
@@ -335,7 +335,7 @@ func TestSilentRedisFailsWithinTheTimeout(t *testing.T) {
 	s, err := OpenStore("redis://"+l.Addr().String()+"/0", Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	b, err := New(s, Default(), nil, nil)
+	b, err := New(s, fixedCooldown(), nil, nil)
 	require.NoError(t, err)
 
 	start := time.Now()
@@ -352,7 +352,7 @@ func TestUnreachableRedisFailsFastAndKeepsThePasswordSecret(t *testing.T) {
 	s, err := OpenStore(fmt.Sprintf("redis://:hunter2@127.0.0.1:%d/0", port), Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	b, err := New(s, Default(), nil, nil)
+	b, err := New(s, fixedCooldown(), nil, nil)
 	require.NoError(t, err)
 
 	_, err = b.Check(context.Background(), "k", 1)

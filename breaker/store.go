@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,8 @@ type Store interface {
 // Options configures OpenStore.
 type Options struct {
 	// Timeout bounds every store operation: a lock not taken or a reply
-	// not read within it is an error. Zero means DefaultTimeout.
+	// not read within it is an error. Zero means DefaultTimeout for Redis
+	// and DefaultFileTimeout for a state directory.
 	Timeout time.Duration
 	// Getenv and HomeDir find the default state directory when the spec
 	// is empty; nil Getenv reads no variables.
@@ -68,17 +70,25 @@ type Options struct {
 	HomeDir func() (string, error)
 }
 
-// DefaultTimeout bounds each store operation unless Options say otherwise.
+// DefaultTimeout bounds each Redis operation unless Options say otherwise:
+// a round trip on a healthy network takes a millisecond, so a server that
+// has not answered in 250ms is in trouble, and waiting longer only slows
+// every run down.
 const DefaultTimeout = 250 * time.Millisecond
+
+// DefaultFileTimeout bounds each operation on a state directory unless
+// Options say otherwise. A local lock is held for a fraction of a
+// millisecond (docs/benchmarks.md), and nothing is wrong when it is busy:
+// 200 runs started at once on 2 cores queue for it, each holder waiting
+// for a CPU, and the last one had it after about a second in our tests.
+// Only a process stopped or stuck while holding it can make a run wait
+// this long, and then that run goes on without the breaker.
+const DefaultFileTimeout = 5 * time.Second
 
 // OpenStore opens the store named by spec: "redis://[USER:PASS@]HOST:PORT/DB"
 // (or "rediss://" for TLS) for Redis, anything else for a state directory,
 // created 0700 if missing. An empty spec means DefaultSpec.
 func OpenStore(spec string, opts Options) (Store, error) {
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
 	if spec == "" {
 		var err error
 		if spec, err = DefaultSpec(opts.Getenv, opts.HomeDir); err != nil {
@@ -88,11 +98,11 @@ func OpenStore(spec string, opts Options) (Store, error) {
 	if scheme, _, ok := strings.Cut(spec, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
 		switch scheme {
 		case "redis", "rediss":
-			return openRedis(spec, timeout)
+			return openRedis(spec, cmp.Or(max(opts.Timeout, 0), DefaultTimeout))
 		}
 		return nil, fmt.Errorf("state store %q: unknown scheme %q; want a directory or redis://HOST:PORT/DB", redact(spec), scheme)
 	}
-	return openFiles(spec, timeout)
+	return openFiles(spec, cmp.Or(max(opts.Timeout, 0), DefaultFileTimeout))
 }
 
 // DefaultSpec returns the default state directory: $XDG_STATE_HOME/retry

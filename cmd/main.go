@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"retry/breaker"
 	"retry/exitcodes"
 	"retry/report"
 	"retry/runner"
@@ -185,7 +186,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
 		warn("running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
 	}
-	guard, err := newGuard(&o.Breaker, deps.Env, warn)
+	guard, err := newGuard(&o.Breaker, plan.Policy, deps.Env, warn)
 	if err != nil {
 		printError(deps.Stderr, err)
 		return exitcodes.Usage
@@ -196,13 +197,22 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	defer out.stop()
 	cfg := runConfig(deps, o, plan, relay, out)
 
+	if o.Breaker.Key != "" {
+		out.breaker = &report.Breaker{Key: o.Breaker.Key, WhenOpen: "fail"}
+		if o.Breaker.waits(plan.Policy.Deadline, plan.Policy.Attempts) {
+			out.breaker.WhenOpen = "wait"
+		}
+	}
+	if guard != nil {
+		guard.waiting = func(w breaker.Wait) { out.waiting(o.Breaker.Key, w) }
+	}
 	if open := guard.first(ctx); open != nil {
-		out.refused(circuitOpen(o.Breaker.Key, *open))
+		out.refused(guard.openMessage(*open))
 		return out.finish(ctx, o, plan, cfg, runner.Result{Start: time.Now()}, report.OutcomeBreakerOpen, exitcodes.Summary{BreakerOpen: true})
 	}
 	if guard != nil {
 		cfg.Gate = guard
-		if guard.probing() {
+		if guard.probing() && !guard.wait {
 			cfg.Policy.Attempts = 1 // the one probe of a half-open circuit
 		}
 		if guard.seenFailure() {
@@ -214,8 +224,12 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	learned.apply(&cfg)
 	res := runner.Run(ctx, cfg)
 	learned.record(ctx, res)
+	if out.breaker != nil && guard != nil {
+		out.breaker.Waited = guard.waited
+	}
 	outcome := report.OutcomeOf(res.Stop)
-	if _, opened := isRefusal(res.Refusal); opened {
+	_, opened := isRefusal(res.Refusal)
+	if opened {
 		outcome = report.OutcomeBreakerOpen
 	}
 	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
@@ -224,7 +238,10 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		Interrupted:      relay.Received(),
 		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
 		DownstreamClosed: downstreamClosed,
-		Last:             res.Last().Exit,
+		// A run that waited for the circuit and gave up before any
+		// attempt ran exits as one refused at once.
+		BreakerOpen: opened && len(res.Attempts) == 0,
+		Last:        res.Last().Exit,
 	})
 }
 

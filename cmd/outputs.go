@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"retry/breaker"
 	"retry/exitcodes"
 	"retry/report"
 	"retry/runner"
@@ -27,6 +28,9 @@ type outputs struct {
 	json      *report.JSONLog
 	relay     *signals.Relay
 	verbose   bool
+	// breaker is the report file's account of the circuit breaker; nil
+	// without --breaker.
+	breaker *report.Breaker
 }
 
 func newOutputs(deps Deps, o *Options, plan Plan, relay *signals.Relay) *outputs {
@@ -109,6 +113,55 @@ func (x *outputs) refused(message string) {
 	}
 }
 
+// waiting says that the run waits for circuit key, sending nothing: a
+// line each time Await calls (when the wait starts, when what it waits
+// for changes, and at least once a minute, so a CI system that kills
+// silent steps sees a sign of life), and a countdown on a terminal.
+func (x *outputs) waiting(key string, w breaker.Wait) {
+	if x.countdown != nil {
+		x.countdown.Stop()
+	}
+	if x.text == nil || x.text.Quiet {
+		return
+	}
+	fmt.Fprintf(x.deps.Stderr, "retry: %s\n", report.OneLine(waitMessage(key, w)))
+	if x.countdown == nil {
+		return
+	}
+	switch {
+	case w.Ramp:
+		x.countdown.Show(fmt.Sprintf("circuit %q closed; resuming", key), w.Next)
+	case w.Budget:
+		x.countdown.Show(fmt.Sprintf("waiting for the retry budget of %q", key), w.Next)
+	case !w.Status.Probing:
+		x.countdown.Show(fmt.Sprintf("waiting for circuit %q: its next probe", key), w.Next)
+	case !w.Deadline.IsZero():
+		x.countdown.Show(fmt.Sprintf("waiting for circuit %q while another run probes it: the deadline", key), w.Deadline)
+	}
+}
+
+// waitMessage is the line for a run waiting for circuit key.
+func waitMessage(key string, w breaker.Wait) string {
+	s := w.Status
+	if w.Ramp {
+		return fmt.Sprintf("circuit %q closed; resuming at %s (in %s), spread out with the other runs that waited for it",
+			key, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(100*time.Millisecond)))
+	}
+	if w.Budget {
+		return fmt.Sprintf("retry budget of %q is spent (%.1f of %.0f tokens left); waiting for it to refill until %s (in %s), sending nothing",
+			key, s.Tokens, s.MaxTokens, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
+	}
+	if s.Probing {
+		msg := fmt.Sprintf("circuit %q is being probed by another run; waiting for the result, sending nothing", key)
+		if !w.Deadline.IsZero() {
+			msg += ", until the deadline at " + w.Deadline.Format(time.TimeOnly) + " at most"
+		}
+		return msg
+	}
+	return fmt.Sprintf("circuit %q is open (%d of %d attempts failed in the last %s); waiting for its next probe at %s (in %s), sending nothing",
+		key, s.Failures, s.Attempts, report.Duration(s.Window), w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
+}
+
 func (x *outputs) stop() {
 	if x.countdown != nil {
 		x.countdown.Stop()
@@ -138,7 +191,7 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 	}
 	warn := func(format string, args ...any) { printWarning(x.line, format, args...) }
 	if o.Report != "" {
-		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose}
+		rf := &report.ReportFile{Path: o.Report, Version: shortVersion(), Program: x.program, Argv: plan.Args, Verbose: o.Verbose, Breaker: x.breaker}
 		if o.Report == "-" {
 			rf.W = x.line
 		}

@@ -132,6 +132,9 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	if p.Reset > 0 {
 		fmt.Fprintf(w, "reset: an attempt that ran %s or longer before failing starts the schedule over at the fast phase (the attempt count goes on)\n", report.Duration(p.Reset))
 	}
+	if b := &o.Breaker; b.Key != "" {
+		fmt.Fprintf(w, "breaker: %q; when the circuit is open: %s\n", b.Key, whenOpen(b, p))
+	}
 	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -179,6 +182,28 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	fmt.Fprintln(w, timeline(rows, p.Deadline, 60))
 	fmt.Fprintln(w)
 	writeRules(w, o, plan, named)
+}
+
+// whenOpen says what a run with policy p does about an open circuit.
+func whenOpen(b *breakerOptions, p policy.Policy) string {
+	why := ""
+	if b.WhenOpen == "auto" {
+		switch {
+		case p.Deadline > 0:
+			why = " (--when-open auto: a deadline is set)"
+		case p.Attempts == 0:
+			why = " (--when-open auto: attempts are unlimited)"
+		default:
+			why = " (--when-open auto: no deadline)"
+		}
+	}
+	switch {
+	case b.waits(p.Deadline, p.Attempts) && p.Deadline > 0:
+		return "wait for it, sending nothing, while the deadline reaches past its next probe" + why
+	case b.waits(p.Deadline, p.Attempts):
+		return "wait for it, sending nothing" + why
+	}
+	return "exit 75 at once (or run --fallback)" + why
 }
 
 // timeline draws the attempts on one line of width characters: a digit (or

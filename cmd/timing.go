@@ -359,9 +359,6 @@ func newTimingCommand(deps Deps) *cobra.Command {
 	var asJSON bool
 	rule := timing.DefaultRule()
 	with := func(f func(breaker.Store) error) error {
-		if b.StateTimeout <= 0 {
-			return &UsageError{Flag: "--state-timeout", Value: b.StateTimeout.String(), Want: "want a duration above 0, such as 250ms"}
-		}
 		store, err := openStore(b.State, b.StateTimeout, deps.Env)
 		if err != nil {
 			return &UsageError{Flag: "--state", Value: b.State, Err: err}

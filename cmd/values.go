@@ -105,6 +105,17 @@ func (v durationValue) String() string {
 
 func (durationValue) Type() string { return "duration" }
 
+// positiveDurationValue is a duration flag that must be above 0 when given.
+type positiveDurationValue struct{ durationValue }
+
+func (v positiveDurationValue) Set(s string) error {
+	d, err := ParseDuration(s)
+	if err == nil && d <= 0 {
+		return &UsageError{Flag: "--" + v.flag, Value: d.String(), Want: "want a duration above 0, such as 250ms"}
+	}
+	return v.durationValue.Set(s)
+}
+
 // countValue is a flag holding a count: a whole number, 0 or more.
 type countValue struct {
 	n    *int

@@ -86,15 +86,38 @@ func (c *Countdown) Stop() {
 	_, _ = io.WriteString(c.W, eraseLine)
 }
 
+// Show shows a countdown for a wait that is not a backoff, such as one for
+// an open circuit, until end or until Stop:
+//
+//	retry: WHAT in 7s — Ctrl-C to stop
+//
+// It replaces any countdown shown.
+func (c *Countdown) Show(what string, end time.Time) {
+	c.Stop()
+	if d := time.Until(end); d > c.Min {
+		c.run(end, func(left time.Duration) string {
+			return fmt.Sprintf("retry: %s in %s — Ctrl-C to stop", OneLine(what), Duration(left))
+		})
+	}
+}
+
 // start shows the line for a wait of d before attempt n of max, and
 // starts the goroutine that rewrites it each second until d has passed or
 // Stop is called.
 func (c *Countdown) start(n, max int, phase string, d time.Duration) {
-	end := time.Now().Add(d)
+	c.run(time.Now().Add(d), func(left time.Duration) string {
+		return fmt.Sprintf("retry: attempt %s in %s (%s phase) — Ctrl-C to stop",
+			attemptCount(n, max), Duration(left), phase)
+	})
+}
+
+// run shows text(time left) until end, rewritten by a goroutine each
+// second, until end has passed or Stop is called.
+func (c *Countdown) run(end time.Time, text func(time.Duration) string) {
+	d := time.Until(end)
 	c.stop, c.done = make(chan struct{}), make(chan struct{})
 	draw := func(left time.Duration) {
-		line := fmt.Sprintf("retry: attempt %s in %s (%s phase) — Ctrl-C to stop",
-			attemptCount(n, max), Duration(left), phase)
+		line := text(left)
 		if c.Color {
 			line = dim + line + reset
 		}

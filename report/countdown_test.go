@@ -195,3 +195,22 @@ func TestUseColorOnlyOnATerminalWithoutNO_COLOR(t *testing.T) {
 		})
 	}
 }
+
+func TestCountdownShowsAWaitThatIsNotABackoff(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var w lockedBuffer
+		c := &Countdown{W: &w, Min: time.Second}
+		c.Show(`waiting for circuit "db": its next probe`, time.Now().Add(2*time.Second))
+		time.Sleep(time.Second)
+		synctest.Wait()
+		c.Show(`circuit "db" closed; resuming`, time.Now().Add(500*time.Millisecond))
+		// Tenths of a second under ten seconds: 2s, 1.9s … 1s.
+		var want []string
+		for left := 20; left >= 10; left-- {
+			want = append(want, `retry: waiting for circuit "db": its next probe in `+Duration(time.Duration(left)*100*time.Millisecond)+` — Ctrl-C to stop`)
+		}
+		assert.Equal(t, append(want, ""), w.frames(), "a wait of Min or less shows nothing, and the earlier line is erased")
+		c.Stop()
+	})
+}

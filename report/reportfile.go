@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 )
 
 // SchemaVersion is the report file's schema_version. It changes when a
@@ -36,6 +37,26 @@ type ReportFile struct {
 	Program string
 	Argv    []string
 	Verbose bool
+	// Breaker describes the run's circuit breaker; nil when the run had
+	// none (no --breaker).
+	Breaker *Breaker
+}
+
+// Breaker is what the report file says about the run's circuit breaker.
+type Breaker struct {
+	// Key is the circuit key (--breaker).
+	Key string
+	// WhenOpen is what the run did about an open circuit: "wait" or
+	// "fail" (--when-open auto resolved).
+	WhenOpen string
+	// Waited is how long the run waited for the circuit in all.
+	Waited time.Duration
+}
+
+type reportBreaker struct {
+	Key      string `json:"key"`
+	WhenOpen string `json:"when_open"`
+	WaitedMS int64  `json:"waited_ms"`
 }
 
 type reportDoc struct {
@@ -49,6 +70,7 @@ type reportDoc struct {
 	ElapsedMS     int64           `json:"elapsed_ms"`
 	LastError     *string         `json:"last_error"`
 	Attempts      []reportAttempt `json:"attempts"`
+	Breaker       *reportBreaker  `json:"breaker,omitempty"`
 }
 
 type reportCommand struct {
@@ -121,6 +143,9 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 	}
 	if f.Verbose {
 		doc.Command.Argv = f.Argv
+	}
+	if b := f.Breaker; b != nil {
+		doc.Breaker = &reportBreaker{Key: b.Key, WhenOpen: b.WhenOpen, WaitedMS: millis(b.Waited)}
 	}
 	for _, o := range r.Attempts {
 		a := attemptFacts(o)

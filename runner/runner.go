@@ -105,9 +105,15 @@ type Config struct {
 // run, such as a circuit breaker.
 type Gate interface {
 	// Allow is asked before retry number next (from 2), once the policy
-	// has decided to retry; an error refuses it, stops the run (Refused)
-	// and says why.
+	// has decided to retry and before its wait; an error refuses it,
+	// stops the run (Refused) and says why.
 	Allow(ctx context.Context, next int) error
+	// Admit is asked just before attempt number n (from 1) starts, after
+	// any wait. It may wait itself (for a circuit to close, say), ending
+	// at once when ctx ends, and must not wait past deadline (zero when
+	// there is none). An error refuses the attempt and stops the run:
+	// Cancelled if ctx has ended, else Refused.
+	Admit(ctx context.Context, n int, deadline time.Time) error
 	// Done is told how each attempt ended.
 	Done(ctx context.Context, o Outcome)
 }
@@ -366,6 +372,20 @@ func (r *run) loop(ctx context.Context) Result {
 		if d := r.cfg.Policy.Deadline; d > 0 && time.Since(r.start) >= d {
 			res.Stop = Deadline // a hook or a slow start used the last of it
 			return res
+		}
+		if r.cfg.Gate != nil {
+			var deadline time.Time
+			if d := r.cfg.Policy.Deadline; d > 0 {
+				deadline = r.start.Add(d)
+			}
+			if err := r.cfg.Gate.Admit(ctx, n, deadline); err != nil {
+				if ctx.Err() != nil {
+					res.Stop = Cancelled
+				} else {
+					res.Stop, res.Refusal = Refused, err
+				}
+				return res
+			}
 		}
 		out, scan, pipes := r.attempt(ctx, n)
 		captured := pipes.held()

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -410,4 +411,79 @@ func TestProgramThatCannotStartIsTerminalWithItsShellCode(t *testing.T) {
 			assert.Error(t, res.Last().Err)
 		})
 	}
+}
+
+// gate is a Gate whose Admit waits for a fixed time before each attempt
+// (or refuses), and which remembers what it was asked.
+type gate struct {
+	admitWait time.Duration
+	refuseAt  int // refuse Admit of this attempt; 0: never
+	admitted  []int
+	deadlines []time.Time
+}
+
+func (g *gate) Allow(context.Context, int) error { return nil }
+func (g *gate) Done(context.Context, Outcome)    {}
+func (g *gate) Admit(ctx context.Context, n int, deadline time.Time) error {
+	g.admitted = append(g.admitted, n)
+	g.deadlines = append(g.deadlines, deadline)
+	if n == g.refuseAt {
+		return errors.New("refused")
+	}
+	t := time.NewTimer(g.admitWait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func TestGateAdmitsEveryAttemptJustBeforeItStartsAndItsWaitCountsAgainstTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStarter{steps: []step{fails(1, time.Second), ok(time.Second)}}
+		cfg := config(f)
+		cfg.Policy.Deadline = time.Minute
+		g := &gate{admitWait: 10 * time.Second}
+		cfg.Gate = g
+		start := time.Now()
+		res := Run(t.Context(), cfg)
+
+		assert.Equal(t, Succeeded, res.Stop)
+		assert.Equal(t, []int{1, 2}, g.admitted)
+		assert.WithinDuration(t, start.Add(time.Minute), g.deadlines[0], 0, "the run's own deadline")
+		assert.Equal(t, 22*time.Second+res.Attempts[0].Next.Wait, time.Since(start), "two admissions of 10s, two attempts of 1s and the backoff")
+	})
+}
+
+func TestGateRefusingTheFirstAttemptStopsTheRunWithNoAttempt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStarter{steps: []step{ok(0)}}
+		cfg := config(f)
+		cfg.Gate = &gate{refuseAt: 1}
+		res := Run(t.Context(), cfg)
+
+		assert.Equal(t, Refused, res.Stop)
+		assert.EqualError(t, res.Refusal, "refused")
+		assert.Empty(t, res.Attempts)
+		assert.Zero(t, f.attempts(), "nothing ran")
+	})
+}
+
+func TestCancellingDuringTheGatesWaitEndsItAtOnceAsCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStarter{steps: []step{ok(0)}}
+		cfg := config(f)
+		cfg.Gate = &gate{admitWait: time.Hour}
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(5*time.Second, cancel)
+		start := time.Now()
+		res := Run(ctx, cfg)
+
+		assert.Equal(t, Cancelled, res.Stop)
+		assert.Nil(t, res.Refusal)
+		assert.Zero(t, f.attempts())
+		assert.Equal(t, 5*time.Second, time.Since(start))
+	})
 }

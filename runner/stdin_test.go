@@ -171,7 +171,8 @@ func TestRunRefusesARetryWhoseStdinCanNoLongerBeReplayed(t *testing.T) {
 }
 
 // countingGate counts the calls a Gate receives and allows every retry.
-type countingGate struct{ done, allow int }
+type countingGate struct{ admit, done, allow int }
 
-func (g *countingGate) Allow(context.Context, int) error { g.allow++; return nil }
-func (g *countingGate) Done(context.Context, Outcome)    { g.done++ }
+func (g *countingGate) Admit(context.Context, int, time.Time) error { g.admit++; return nil }
+func (g *countingGate) Allow(context.Context, int) error            { g.allow++; return nil }
+func (g *countingGate) Done(context.Context, Outcome)               { g.done++ }

@@ -102,6 +102,18 @@ func TestQuickHerdAgainstTheRealRetry(t *testing.T) {
 		}
 	})
 
+	t.Run("patient clients with the breaker all finish, sending little in the outage", func(t *testing.T) {
+		wait := runs["retry-breaker-wait"]
+		require.True(t, wait.Available)
+		s := wait.Summary
+		// Generous bounds: the quick timeline is short and a loaded
+		// machine bends it; docs/herd.md has the full-size figures.
+		assert.Zero(t, s.GaveUp, "exit codes %v", s.ExitCodes)
+		assert.Equal(t, s.OutageClients, s.Recovered, "every client caught in the outage succeeded after it")
+		assert.LessOrEqual(t, s.OutageMean, 2.5, "requests per client during the outage")
+		assert.Less(t, s.AttemptsMean, runs["retry-defaults"].Summary.AttemptsMean, "fewer requests than the defaults")
+	})
+
 	t.Run("the SVG parses as XML", func(t *testing.T) {
 		assert.Equal(t, filepath.Join(out, "herd-outage10s-quick.svg"), r.SVG)
 		doc, err := os.ReadFile(r.SVG)

@@ -88,6 +88,7 @@ func tableHeader() []string {
 		"peak req/s",
 		"peak req/s 0–2s after recovery (× capacity)",
 		"peak req/s later (× capacity)",
+		"peak req/s in 1s after recovery (× capacity)",
 		"recovery p50 / p99",
 		"recovered",
 		"gave up",
@@ -108,9 +109,9 @@ func tableRow(pr policyRun, capacity float64) []string {
 	rate := func(v float64) string {
 		return fmt.Sprintf("%.0f (%.2f×)", v, v/capacity)
 	}
-	outage, after, later, recovery := dash, dash, dash, dash
+	outage, after, later, after1s, recovery := dash, dash, dash, dash, dash
 	if s.HasOutage {
-		after, later = rate(s.PeakAfterRPS), rate(s.PeakLaterRPS)
+		after, later, after1s = rate(s.PeakAfterRPS), rate(s.PeakLaterRPS), rate(s.Peak1sAfterRPS)
 		if s.OutageClients > 0 {
 			outage = fmt.Sprintf("%.2f / %d", s.OutageMean, s.OutageMax)
 		}
@@ -133,6 +134,7 @@ func tableRow(pr policyRun, capacity float64) []string {
 		fmt.Sprintf("%.0f", s.PeakRPS),
 		after,
 		later,
+		after1s,
 		recovery,
 		recovered,
 		gaveUp,

@@ -56,7 +56,7 @@ func TestSVGIsWellFormedAndNamesEveryPolicy(t *testing.T) {
 	requireXML(t, buf.Bytes())
 	svg := buf.String()
 	assert.Contains(t, svg, "retry defaults")
-	assert.Contains(t, svg, "retry --breaker: not available in this build")
+	assert.Contains(t, svg, "retry --breaker (fails fast while open): not available in this build")
 	assert.Contains(t, svg, "capacity 20 req/s")
 	assert.Contains(t, svg, "outage (server answers 503)")
 }
@@ -99,7 +99,7 @@ func TestMarkdownTableMarksAMissingPolicyNotAvailable(t *testing.T) {
 	}
 	assert.Contains(t, rows[2], "| retry defaults | 3.00 / 3 | 2.00 / 2 |")
 	assert.Contains(t, rows[2], "| 0.10s / 0.10s | 1 of 1 | 0 of 1 |")
-	assert.Contains(t, rows[3], "| retry --breaker | not available in this build |")
+	assert.Contains(t, rows[3], "| retry --breaker (fails fast while open) | not available in this build |")
 	assert.Contains(t, out, "each client: POLICY -- curl -fsS URL")
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Policy is one way of retrying that the herd compares. Every client of a
@@ -31,6 +32,9 @@ type clientSetup struct {
 	// StateDir is a directory private to this run of the policy, for
 	// retry's breaker state.
 	StateDir string
+	// Deadline is the --deadline of a patient client: long enough to
+	// outlast the scenario's outage (see patientDeadline).
+	Deadline time.Duration
 }
 
 // retryArgv returns retry, its flags, the client's seed, then -- and the
@@ -86,13 +90,29 @@ func policies() []Policy {
 		},
 		{
 			Name:  "retry-breaker",
-			Label: "retry --breaker",
+			Label: "retry --breaker (fails fast while open)",
 			Needs: []string{"--breaker", "--state"},
 			argv: func(c clientSetup) []string {
 				return c.retryArgv("--breaker", "herd", "--state", c.StateDir)
 			},
 		},
+		{
+			Name:  "retry-breaker-wait",
+			Label: "retry --deadline D --breaker (waits out the circuit)",
+			Needs: []string{"--breaker", "--state", "--when-open"},
+			argv: func(c clientSetup) []string {
+				return c.retryArgv("--deadline", c.Deadline.String(), "--breaker", "herd", "--state", c.StateDir)
+			},
+		},
 	}
+}
+
+// patientDeadline is the --deadline of the waiting breaker policy in a
+// scenario whose trouble lasts outage: 40s, or for an outage of 30s or
+// more, twice the outage (120s for outage60s), as a caller that expects
+// such outages would give.
+func patientDeadline(outage time.Duration) time.Duration {
+	return max(40*time.Second, 2*outage)
 }
 
 // supported reports whether help, the output of `retry --help`, lists every

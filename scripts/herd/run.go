@@ -255,6 +255,16 @@ func selected(names []string, name string) bool {
 	return false
 }
 
+// outageLength is how long the timeline's first down phase lasts; 0 when
+// it has none.
+func outageLength(tl Timeline) time.Duration {
+	start, end, ok := tl.Outage()
+	if !ok {
+		return 0
+	}
+	return end - start
+}
+
 // runPolicy starts a server on a free loopback port, launches every client
 // at its offset, client i with retry --seed seed+i, waits for all of them
 // and summarizes.
@@ -287,6 +297,7 @@ func (e env) runPolicy(ctx context.Context, sc Scenario, p Policy, offsets []tim
 			Fetch:    append(append([]string(nil), e.fetch...), fmt.Sprintf("http://%s/?c=%d", ln.Addr(), i)),
 			Seed:     seed + uint64(i),
 			StateDir: dir,
+			Deadline: patientDeadline(outageLength(sc.Timeline)),
 		}
 		argv := p.argv(setup)
 		wg.Go(func() {

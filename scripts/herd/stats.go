@@ -98,6 +98,9 @@ type Summary struct {
 	// PeakAfterRPS is the same within afterRecovery of recovery, and
 	// PeakLaterRPS from then to the end of the run.
 	PeakAfterRPS, PeakLaterRPS float64
+	// Peak1sAfterRPS is the most requests in any 1s window from recovery
+	// to the end of the run: what a dependency just back must absorb.
+	Peak1sAfterRPS float64
 	// Recovered counts the clients running during the outage that
 	// succeeded after it; RecoveryP50 and RecoveryP99 are their times from
 	// recovery to success.
@@ -201,6 +204,7 @@ func summarize(tl Timeline, events []event, clients []clientResult, cpus int) Su
 	if hasOutage {
 		s.PeakAfterRPS = float64(windowPeak(times, bucketWidth, end, end+afterRecovery)) * perSecond
 		s.PeakLaterRPS = float64(windowPeak(times, bucketWidth, end+afterRecovery, forever)) * perSecond
+		s.Peak1sAfterRPS = float64(windowPeak(times, time.Second, end, forever))
 	}
 	s.gaps = gaps
 	s.wall = s.Elapsed
@@ -247,6 +251,7 @@ func pool(runs []Summary, cpus int) Summary {
 		p.PeakRPS = max(p.PeakRPS, s.PeakRPS)
 		p.PeakAfterRPS = max(p.PeakAfterRPS, s.PeakAfterRPS)
 		p.PeakLaterRPS = max(p.PeakLaterRPS, s.PeakLaterRPS)
+		p.Peak1sAfterRPS = max(p.Peak1sAfterRPS, s.Peak1sAfterRPS)
 		p.GaveUp += s.GaveUp
 		p.Killed += s.Killed
 		p.Lingered += s.Lingered

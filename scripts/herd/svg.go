@@ -62,7 +62,7 @@ func smooth(buckets []bucket, width time.Duration) []float64 {
 
 // seriesColor returns the line color of the i-th policy.
 func seriesColor(i int) string {
-	colors := []string{"#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#1f77b4", "#2ca02c"}
+	colors := []string{"#d62728", "#ff7f0e", "#9467bd", "#8c564b", "#1f77b4", "#2ca02c", "#17becf"}
 	return colors[i%len(colors)]
 }
 
