@@ -28,10 +28,7 @@ type attemptIO struct {
 type tally struct {
 	copied *copier
 	file   *fileMark
-	// alongside is another stream's copy that writes into the same file,
-	// whose bytes the file's growth includes.
-	alongside *copier
-	held      bool
+	held   bool
 	// withStderr: stderr goes to the same place, as it is, and is
 	// counted here.
 	withStderr bool
@@ -44,10 +41,6 @@ func (t tally) count() Written {
 		w.Bytes, w.Known = t.copied.written.Load(), true
 	case t.file != nil:
 		w.Bytes, w.Known = t.file.written()
-		if t.alongside != nil {
-			w.Bytes -= t.alongside.written.Load()
-			w.Known = w.Known && w.Bytes >= 0
-		}
 	}
 	if !w.Known {
 		w.Bytes = 0
@@ -82,7 +75,20 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 	// Stderr goes through a copy of ours when it is scanned or watched
 	// for where its last line ended.
 	pipedErr := scan != nil || r.cfg.WatchStderr && r.cfg.Stderr != nil
+	// `2>&1 |` or `> out 2>&1` with stderr copied: two pipes would let
+	// the copies reorder the two streams' writes (and split a line
+	// written a byte at a time), so both go through the one pipe, in the
+	// order they were made, and what is scanned holds stdout's lines too.
+	merged := shared && pipedErr && r.cfg.StdoutMode != StdoutBuffer
 	switch {
+	case merged:
+		if err := a.pipe(&a.stderr, r.cfg.Stderr, r.cfg.Stderr, scan != nil, scan, false); err != nil {
+			return a, fmt.Errorf("stderr pipe: %w", err)
+		}
+		a.stdout = a.stderr
+		a.stderrCopy = a.copiers[len(a.copiers)-1]
+		a.out.copied, a.out.withStderr = a.stderrCopy, true
+		return a, nil
 	case r.cfg.StdoutMode == StdoutBuffer || scanStdout:
 		// A nil *os.File must not become a non-nil io.Writer: writes to
 		// it fail, which would read as a reader that went away.
@@ -125,16 +131,10 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		}
 		a.stderrCopy = a.copiers[len(a.copiers)-1]
 		a.errs.copied = a.stderrCopy
-		if shared && a.out.file != nil {
-			a.out.alongside = a.errs.copied
-		}
 	case a.out.withStderr:
 		// counted with stdout
 	case errID.kind == streamFile:
 		a.errs.file = markFile(r.cfg.Stderr)
-		if shared && a.out.copied != nil && !a.out.held {
-			a.errs.alongside = a.out.copied
-		}
 	}
 	return a, nil
 }
