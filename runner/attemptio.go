@@ -17,6 +17,7 @@ type attemptIO struct {
 	stderrCopy            *copier // nil when the child has our stderr
 	matchers              []*matcher
 	captured              *spool
+	hold                  *holder // nil unless StdoutBuffer
 	// out and errs count what the attempt writes to our stdout and
 	// stderr.
 	out, errs tally
@@ -96,7 +97,12 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		switch {
 		case r.cfg.StdoutMode == StdoutBuffer:
 			a.captured = newSpool(SpoolMemory, r.cfg.TempDir)
-			dst = a.captured
+			var final io.Writer = io.Discard
+			if r.cfg.Stdout != nil {
+				final = r.cfg.Stdout
+			}
+			a.hold = &holder{spool: a.captured, out: final}
+			dst = a.hold
 			a.out.held = true
 		case r.cfg.Stdout != nil:
 			dst = r.cfg.Stdout
@@ -202,16 +208,30 @@ func (a *attemptIO) finish(leftAlone bool) (downstreamGone bool, unmatched int64
 	for _, m := range a.matchers {
 		unmatched += m.wait()
 	}
+	if a.unheld() != nil && a.captured != nil {
+		// Passed on already: nothing is left to hold.
+		a.captured.Close()
+		a.captured = nil
+	}
 	return downstreamGone, unmatched
 }
 
-// held returns the attempt's held stdout (StdoutBuffer), or nil; a may
-// be nil.
+// held returns the attempt's held stdout (StdoutBuffer), or nil, also
+// when it could not be held and went to stdout as it came; a may be nil.
 func (a *attemptIO) held() *spool {
 	if a == nil {
 		return nil
 	}
 	return a.captured
+}
+
+// unheld returns why the attempt's stdout could not be held
+// (StdoutBuffer), or nil; valid after finish.
+func (a *attemptIO) unheld() error {
+	if a.hold == nil {
+		return nil
+	}
+	return a.hold.lost
 }
 
 // handOff passes each output pipe still held open by a process that a
@@ -231,7 +251,40 @@ func (a *attemptIO) handOff() {
 // written counts what the attempt wrote to our stdout and stderr; call it
 // after finish.
 func (a *attemptIO) written() (stdout, stderr Written) {
-	return a.out.count(), a.errs.count()
+	stdout, stderr = a.out.count(), a.errs.count()
+	if a.unheld() != nil {
+		stdout.Held = false // it went downstream as it came
+	}
+	return stdout, stderr
+}
+
+// holder takes a held attempt's stdout: into its spool, and when the spool
+// cannot take more (its temporary file cannot be created or written: no
+// TMPDIR, a full disk), into out, what was held first and then the rest
+// as it comes. The attempt then runs to its end with its whole output
+// delivered once, not cut short by a pipe that stopped being read.
+type holder struct {
+	spool *spool
+	out   io.Writer
+	// lost is why holding stopped; set by the copier, read after it
+	// ended.
+	lost error
+}
+
+func (h *holder) Write(p []byte) (int, error) {
+	if h.lost == nil {
+		n, err := h.spool.Write(p)
+		if err == nil {
+			return n, nil
+		}
+		h.lost = err
+		if _, err := h.spool.WriteTo(h.out); err != nil {
+			return 0, err
+		}
+		k, err := h.out.Write(p[n:])
+		return n + k, err
+	}
+	return h.out.Write(p)
 }
 
 // abort undoes a partly opened attemptIO.
