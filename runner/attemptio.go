@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // attemptIO is the plumbing of one attempt: the files the child gets, and
@@ -201,8 +202,15 @@ func (a *attemptIO) started() {
 func (a *attemptIO) finish(leftAlone bool) (downstreamGone bool, unmatched int64) {
 	a.started()
 	a.stdinDone()
+	// One wait for all the pipes: a process that holds one holds them
+	// all, and each waiting in turn would add up.
+	wait := drainTimeout
+	if leftAlone {
+		wait = leftAloneDrain
+	}
+	until := time.Now().Add(wait)
 	for _, c := range a.copiers {
-		c.finish(leftAlone)
+		c.finish(leftAlone, until)
 		downstreamGone = downstreamGone || c.downstreamGone
 	}
 	for _, m := range a.matchers {
