@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +126,42 @@ func TestBufferedStdoutBeyondMemorySpillsAndArrivesWhole(t *testing.T) {
 	r := retryIn(t, nil, nil, "--stdout", "buffer", "--", "head", "-c", "20000000", "/dev/zero")
 	assert.Equal(t, 0, r.code)
 	assert.Len(t, r.stdout, 20000000)
+}
+
+func TestBufferedStdoutThatCannotBeHeldReachesStdoutWholeAndIsNotRetried(t *testing.T) {
+	t.Parallel()
+	// Past the 8 MiB held in memory the spool needs TMPDIR. Without one
+	// the copy took the failed write for a reader that went away: the
+	// attempt was killed by SIGPIPE mid-output, its first 8 MiB were
+	// printed to stderr as a failed attempt's, stdout got nothing, and
+	// retry said "the reader of stdout went away" with exit 141.
+	const size = 12 << 20
+	env := []string{"TMPDIR=" + filepath.Join(t.TempDir(), "missing")}
+	script := `head -c ` + strconv.Itoa(size) + ` /dev/zero; exit "$0"`
+	warning := "retry: warning: --stdout buffer could not hold attempt 1's output past 8 MiB ("
+	// The outputs hold megabytes of NUL bytes: compare sizes and look for
+	// lines, never print them.
+	has := func(s, sub string) bool { return strings.Contains(s, sub) }
+	brief := func(s string) string { return s[:min(len(s), 600)] }
+
+	r := retryIn(t, nil, env, "-n", "3", "--stdout", "buffer", "--", "sh", "-c", script, "0")
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, size, len(r.stdout), "the whole output, once")
+	assert.Less(t, len(r.stderr), 4096, "no output on stderr, only lines of retry's")
+	assert.True(t, has(r.stderr, warning), "warned: %q", brief(r.stderr))
+	assert.False(t, has(r.stderr, "reader of stdout went away"))
+
+	report := filepath.Join(t.TempDir(), "report.json")
+	r = retryIn(t, nil, env, "-n", "3", "--fast-delay", "1ms", "--stdout", "buffer", "--report", report, "--", "sh", "-c", script, "1")
+	assert.Equal(t, 1, r.code, "the attempt's own code")
+	assert.Equal(t, size, len(r.stdout), "one attempt's output: no retry follows it")
+	assert.Less(t, len(r.stderr), 4096, "no output on stderr, only lines of retry's")
+	assert.True(t, has(r.stderr, warning), "warned: %q", brief(r.stderr))
+	assert.True(t, has(r.stderr, "retry: giving up on sh after 1 attempt in "), "%q", brief(r.stderr))
+	assert.True(t, has(r.stderr, "--stdout buffer could not hold the output, which went to stdout as it came, so a retry's would follow it"), "%q", brief(r.stderr))
+	data, err := os.ReadFile(report)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"outcome": "stdout-not-held"`)
 }
 
 func TestClosedDownstreamPipeEndsRetryQuietly(t *testing.T) {

@@ -22,10 +22,17 @@ type Captured struct {
 // Observe implements a runner.Config.Observe function.
 func (c *Captured) Observe(e runner.Event) {
 	end, ok := e.(*runner.AttemptEnded)
-	if !ok || end.Outcome.Stdout == nil {
+	if !ok {
 		return
 	}
 	o := end.Outcome
+	if o.Unheld != nil {
+		fmt.Fprintf(c.Stderr, "retry: warning: --stdout buffer could not hold attempt %d's output past %s (%v), so it went to stdout as it came: set TMPDIR to a writable directory with room\n",
+			o.Attempt, Size(runner.SpoolMemory), OneLine(o.Unheld.Error()))
+	}
+	if o.Stdout == nil {
+		return
+	}
 	if o.Verdict.Class == exitcodes.Success {
 		if _, err := o.Stdout.WriteTo(c.Stdout); err != nil && c.Err == nil {
 			c.Err = err

@@ -32,6 +32,10 @@ const (
 	// no longer be replayed whole (past --stdin-max, or the spool could
 	// not be written), so none was made.
 	OutcomeStdinUnreplayable Outcome = "stdin-unreplayable"
+	// OutcomeStdoutNotHeld means a retry was due but --stdout buffer could
+	// not hold the failed attempt's output, which went to stdout as it
+	// came, so none was made.
+	OutcomeStdoutNotHeld Outcome = "stdout-not-held"
 	// OutcomeBreakerOpen means the command was not run because its circuit
 	// breaker was open and no fallback ran.
 	OutcomeBreakerOpen Outcome = "breaker-open"
@@ -43,7 +47,7 @@ const (
 // Outcomes returns every Outcome, in the order the documentation lists them.
 func Outcomes() []Outcome {
 	return []Outcome{OutcomeSuccess, OutcomeExhausted, OutcomeDeadline, OutcomeTerminal,
-		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeBreakerOpen, OutcomeFallback}
+		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeStdoutNotHeld, OutcomeBreakerOpen, OutcomeFallback}
 }
 
 // OutcomeOf names the ending of a run that the runner stopped for s. A
@@ -65,6 +69,8 @@ func OutcomeOf(s runner.Stop) Outcome {
 		return OutcomeCancelled
 	case runner.StdinUnreplayable:
 		return OutcomeStdinUnreplayable
+	case runner.StdoutNotHeld:
+		return OutcomeStdoutNotHeld
 	}
 	return Outcome(s.String())
 }

@@ -167,6 +167,8 @@ func (t *Text) reason(r runner.Result) string {
 		return "retry refused"
 	case runner.StdinUnreplayable:
 		return stdinLost(r.StdinLost)
+	case runner.StdoutNotHeld:
+		return "--stdout buffer could not hold the output, which went to stdout as it came, so a retry's would follow it"
 	}
 	return r.Stop.String()
 }

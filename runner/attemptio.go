@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // attemptIO is the plumbing of one attempt: the files the child gets, and
@@ -17,6 +18,7 @@ type attemptIO struct {
 	stderrCopy            *copier // nil when the child has our stderr
 	matchers              []*matcher
 	captured              *spool
+	hold                  *holder // nil unless StdoutBuffer
 	// out and errs count what the attempt writes to our stdout and
 	// stderr.
 	out, errs tally
@@ -28,10 +30,7 @@ type attemptIO struct {
 type tally struct {
 	copied *copier
 	file   *fileMark
-	// alongside is another stream's copy that writes into the same file,
-	// whose bytes the file's growth includes.
-	alongside *copier
-	held      bool
+	held   bool
 	// withStderr: stderr goes to the same place, as it is, and is
 	// counted here.
 	withStderr bool
@@ -44,10 +43,6 @@ func (t tally) count() Written {
 		w.Bytes, w.Known = t.copied.written.Load(), true
 	case t.file != nil:
 		w.Bytes, w.Known = t.file.written()
-		if t.alongside != nil {
-			w.Bytes -= t.alongside.written.Load()
-			w.Known = w.Known && w.Bytes >= 0
-		}
 	}
 	if !w.Known {
 		w.Bytes = 0
@@ -82,7 +77,20 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 	// Stderr goes through a copy of ours when it is scanned or watched
 	// for where its last line ended.
 	pipedErr := scan != nil || r.cfg.WatchStderr && r.cfg.Stderr != nil
+	// `2>&1 |` or `> out 2>&1` with stderr copied: two pipes would let
+	// the copies reorder the two streams' writes (and split a line
+	// written a byte at a time), so both go through the one pipe, in the
+	// order they were made, and what is scanned holds stdout's lines too.
+	merged := shared && pipedErr && r.cfg.StdoutMode != StdoutBuffer
 	switch {
+	case merged:
+		if err := a.pipe(&a.stderr, r.cfg.Stderr, r.cfg.Stderr, scan != nil, scan, false); err != nil {
+			return a, fmt.Errorf("stderr pipe: %w", err)
+		}
+		a.stdout = a.stderr
+		a.stderrCopy = a.copiers[len(a.copiers)-1]
+		a.out.copied, a.out.withStderr = a.stderrCopy, true
+		return a, nil
 	case r.cfg.StdoutMode == StdoutBuffer || scanStdout:
 		// A nil *os.File must not become a non-nil io.Writer: writes to
 		// it fail, which would read as a reader that went away.
@@ -90,7 +98,12 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		switch {
 		case r.cfg.StdoutMode == StdoutBuffer:
 			a.captured = newSpool(SpoolMemory, r.cfg.TempDir)
-			dst = a.captured
+			var final io.Writer = io.Discard
+			if r.cfg.Stdout != nil {
+				final = r.cfg.Stdout
+			}
+			a.hold = &holder{spool: a.captured, out: final}
+			dst = a.hold
 			a.out.held = true
 		case r.cfg.Stdout != nil:
 			dst = r.cfg.Stdout
@@ -125,16 +138,10 @@ func (r *run) openIO(scan LineScanner, last bool) (a *attemptIO, err error) {
 		}
 		a.stderrCopy = a.copiers[len(a.copiers)-1]
 		a.errs.copied = a.stderrCopy
-		if shared && a.out.file != nil {
-			a.out.alongside = a.errs.copied
-		}
 	case a.out.withStderr:
 		// counted with stdout
 	case errID.kind == streamFile:
 		a.errs.file = markFile(r.cfg.Stderr)
-		if shared && a.out.copied != nil && !a.out.held {
-			a.errs.alongside = a.out.copied
-		}
 	}
 	return a, nil
 }
@@ -195,23 +202,44 @@ func (a *attemptIO) started() {
 func (a *attemptIO) finish(leftAlone bool) (downstreamGone bool, unmatched int64) {
 	a.started()
 	a.stdinDone()
+	// One wait for all the pipes: a process that holds one holds them
+	// all, and each waiting in turn would add up.
+	wait := drainTimeout
+	if leftAlone {
+		wait = leftAloneDrain
+	}
+	until := time.Now().Add(wait)
 	for _, c := range a.copiers {
-		c.finish(leftAlone)
+		c.finish(leftAlone, until)
 		downstreamGone = downstreamGone || c.downstreamGone
 	}
 	for _, m := range a.matchers {
 		unmatched += m.wait()
 	}
+	if a.unheld() != nil && a.captured != nil {
+		// Passed on already: nothing is left to hold.
+		a.captured.Close()
+		a.captured = nil
+	}
 	return downstreamGone, unmatched
 }
 
-// held returns the attempt's held stdout (StdoutBuffer), or nil; a may
-// be nil.
+// held returns the attempt's held stdout (StdoutBuffer), or nil, also
+// when it could not be held and went to stdout as it came; a may be nil.
 func (a *attemptIO) held() *spool {
 	if a == nil {
 		return nil
 	}
 	return a.captured
+}
+
+// unheld returns why the attempt's stdout could not be held
+// (StdoutBuffer), or nil; valid after finish.
+func (a *attemptIO) unheld() error {
+	if a.hold == nil {
+		return nil
+	}
+	return a.hold.lost
 }
 
 // handOff passes each output pipe still held open by a process that a
@@ -231,7 +259,40 @@ func (a *attemptIO) handOff() {
 // written counts what the attempt wrote to our stdout and stderr; call it
 // after finish.
 func (a *attemptIO) written() (stdout, stderr Written) {
-	return a.out.count(), a.errs.count()
+	stdout, stderr = a.out.count(), a.errs.count()
+	if a.unheld() != nil {
+		stdout.Held = false // it went downstream as it came
+	}
+	return stdout, stderr
+}
+
+// holder takes a held attempt's stdout: into its spool, and when the spool
+// cannot take more (its temporary file cannot be created or written: no
+// TMPDIR, a full disk), into out, what was held first and then the rest
+// as it comes. The attempt then runs to its end with its whole output
+// delivered once, not cut short by a pipe that stopped being read.
+type holder struct {
+	spool *spool
+	out   io.Writer
+	// lost is why holding stopped; set by the copier, read after it
+	// ended.
+	lost error
+}
+
+func (h *holder) Write(p []byte) (int, error) {
+	if h.lost == nil {
+		n, err := h.spool.Write(p)
+		if err == nil {
+			return n, nil
+		}
+		h.lost = err
+		if _, err := h.spool.WriteTo(h.out); err != nil {
+			return 0, err
+		}
+		k, err := h.out.Write(p[n:])
+		return n + k, err
+	}
+	return h.out.Write(p)
 }
 
 // abort undoes a partly opened attemptIO.

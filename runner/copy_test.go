@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,28 @@ func TestPlainCopyStopsWhenItsReaderGoesAway(t *testing.T) {
 	r.Close() // `| head -1` after head exited
 	c := copyAll(t, bytes.Repeat([]byte("x"), 4<<20), w)
 	assert.True(t, c.downstreamGone, "a closed reader ends the copy, so the child's next write fails as it would without retry")
+}
+
+func TestPipesStillHeldAfterASuccessShareOneWait(t *testing.T) {
+	t.Parallel()
+	// A service the successful attempt left running holds the attempt's
+	// pipes (stdout through the counting pipe, stderr through the one the
+	// signatures read). Each used to get its own leftAloneDrain, one after
+	// the other, so retry's exit waited for the sum of them.
+	const pipes = 5
+	a := &attemptIO{stdinDone: func() {}}
+	for range pipes {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		t.Cleanup(func() { w.Close(); r.Close() }) // w: the service's end, open throughout
+		a.copiers = append(a.copiers, startCopier(&copier{r: r, dst: io.Discard}))
+	}
+	start := time.Now()
+	a.finish(true)
+	took := time.Since(start)
+	assert.GreaterOrEqual(t, took, leftAloneDrain)
+	assert.Less(t, took, pipes*leftAloneDrain, "one wait for all the pipes, not one each")
+	for _, c := range a.copiers {
+		assert.True(t, c.held, "kept for handOff")
+	}
 }

@@ -192,20 +192,17 @@ func (c *copier) endedMidLine() bool {
 }
 
 // finish waits for the copy to reach the end of the pipe, then closes our
-// end. If the pipe has not ended drainTimeout after the process group is
-// gone, something outside the group holds it open: the copy then takes
-// what the pipe holds and stops. Time spent writing to a slow reader of
-// ours does not count: the attempt's output is never cut short for it.
+// end. If the pipe has not ended by until (drainTimeout after the process
+// group is gone), something outside the group holds it open: the copy
+// then takes what the pipe holds and stops. Time spent writing to a slow
+// reader of ours does not count: the attempt's output is never cut short
+// for it.
 //
 // leftAlone says that the group was left running after a success: then
-// the wait is leftAloneDrain, and a pipe still held open is kept for
+// until is leftAloneDrain away, and a pipe still held open is kept for
 // handOff rather than closed.
-func (c *copier) finish(leftAlone bool) {
-	wait := drainTimeout
-	if leftAlone {
-		wait = leftAloneDrain
-	}
-	t := time.NewTimer(wait)
+func (c *copier) finish(leftAlone bool, until time.Time) {
+	t := time.NewTimer(time.Until(until))
 	defer t.Stop()
 	select {
 	case <-c.done:

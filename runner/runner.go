@@ -149,6 +149,10 @@ const (
 	// StdinUnreplayable means a retry was due but stdin could no longer be
 	// replayed to it whole (Result.StdinLost says why).
 	StdinUnreplayable
+	// StdoutNotHeld means a retry was due but the failed attempt's stdout,
+	// which StdoutBuffer could not hold (Outcome.Unheld says why), went
+	// downstream as it came: a retry's output would follow it.
+	StdoutNotHeld
 )
 
 // String returns the stop reason's name as used in reports.
@@ -176,6 +180,8 @@ func (s Stop) String() string {
 		return "refused"
 	case StdinUnreplayable:
 		return "stdin-unreplayable"
+	case StdoutNotHeld:
+		return "stdout-not-held"
 	}
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
@@ -198,6 +204,10 @@ type Outcome struct {
 	// Stdout is the attempt's held output with StdoutBuffer; it is valid
 	// only while its AttemptEnded event is being observed.
 	Stdout Captured
+	// Unheld is why StdoutBuffer could not hold the attempt's output (its
+	// temporary file could not be created or written); the output then
+	// went to Stdout as it came, whole, and Stdout above is nil.
+	Unheld error
 	// DownstreamGone is set when the reader of our stdout went away.
 	DownstreamGone bool
 	// StdoutWritten and StderrWritten count what the attempt wrote to our
@@ -396,6 +406,8 @@ func (r *run) loop(ctx context.Context) Result {
 			if lost := r.stdin.unreplayable(); lost != nil {
 				stop, res.StdinLost = StdinUnreplayable, lost
 				out.Next = policy.Decision{}
+			} else if out.Unheld != nil {
+				stop, out.Next = StdoutNotHeld, policy.Decision{}
 			}
 		}
 		if r.cfg.Gate != nil {
@@ -504,6 +516,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 	}, out.Limit.D, out.Limit.From == LimitDeadline, pipes.started)
 	out.Exit, out.DeadlineHit, out.Err, out.Stopped = ended.Exit, deadlineHit, err, ended.Stopped
 	out.DownstreamGone, out.Unmatched = pipes.finish(ended.LeftAlone)
+	out.Unheld = pipes.unheld()
 	out.StdoutWritten, out.StderrWritten = pipes.written()
 	out.StderrMidLine = pipes.stderrMidLine()
 	out.DownstreamGone = out.DownstreamGone || readerGone(r.cfg.Stdout)
