@@ -109,12 +109,14 @@ func TestALongLineOfKeywordsIsScannedInBoundedTime(t *testing.T) {
 	t.Parallel()
 	// The runner cuts lines at 64 KiB. A line that is all keywords runs
 	// every pattern's regexp over all of it: with every preset and the
-	// signatures this took about 150 ms on the 2-core machine.
+	// signatures this took about 150 ms on the 2-core machine, 2.9 s under
+	// -race, and 10.6 s under -race at load 9. The bound catches a blow-up
+	// (a pattern gone quadratic or worse), not a slow machine.
 	c, err := New(Config{Presets: allPresetNames(), Signatures: true})
 	require.NoError(t, err)
 	c.NewScan().Line([]byte("compile the patterns first"))
 	line := []byte(strings.Repeat("HTTP Error status code: panic Cannot find module 'a' connection ", 64<<10/64))
 	start := time.Now()
 	c.NewScan().Line(line)
-	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Less(t, time.Since(start), 60*time.Second)
 }
