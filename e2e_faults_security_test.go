@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -187,4 +188,28 @@ func TestSecretsStayOutOfLogsReportsMetricsAndAnnotations(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestProgramIsFoundWithoutAPathAsExecvpFindsIt(t *testing.T) {
+	t.Parallel()
+	// `env -i ls` runs ls: execvp(3) searches /bin:/usr/bin when there is
+	// no PATH at all. retry did not, and exited 127.
+	c := exec.Command(retryBin, "-n", "1", "--", "ls", "/")
+	c.Env = []string{}
+	r := runCmd(t, c)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "usr")
+}
+
+func TestProgramIsFoundInThePathTheCommandGets(t *testing.T) {
+	t.Parallel()
+	// --env PATH=… is the command's PATH, and a shell's `PATH=… cmd`
+	// looks the program up in it: so does retry.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "only-here"), []byte("#!/bin/sh\necho found\n"), 0o755))
+	r := retryIn(t, nil, nil, "-n", "1", "--env", "PATH="+dir+":/usr/bin:/bin", "--", "only-here")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "found\n", r.stdout)
+	r = retryIn(t, nil, nil, "-n", "1", "--", "only-here")
+	assert.Equal(t, 127, r.code, "not in retry's own PATH: %s", r.stderr)
 }

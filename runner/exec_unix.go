@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -28,7 +30,7 @@ type Exec struct{}
 
 // Start implements Starter.
 func (Exec) Start(_ context.Context, c Command) (Process, error) {
-	path, err := exec.LookPath(c.Args[0])
+	path, err := lookPath(c.Args[0], c.Env)
 	if errors.Is(err, exec.ErrDot) {
 		err = nil // a relative PATH entry: run it, as a shell would
 	}
@@ -194,6 +196,44 @@ func (p *execProcess) groupAlive() bool {
 	return syscall.Kill(-p.pgid, 0) == nil
 }
 
+// DefaultPath is searched for a program when the environment has no PATH
+// at all, as execvp(3) does in glibc, so `env -i retry -- ls` runs ls as
+// `env -i ls` does.
+const DefaultPath = "/bin:/usr/bin"
+
+// lookPath finds program as a shell would for a command whose environment
+// is env: in env's PATH (the last one, as a child would see it), or in
+// DefaultPath when env has none. A nil env is our own environment. A name
+// with a slash is taken as it is.
+func lookPath(program string, env []string) (string, error) {
+	if env == nil || strings.Contains(program, "/") {
+		return exec.LookPath(program)
+	}
+	path, set := DefaultPath, false
+	for i := len(env) - 1; i >= 0 && !set; i-- {
+		path, set = strings.CutPrefix(env[i], "PATH=")
+	}
+	if !set {
+		path = DefaultPath
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "." // an empty entry is the current directory
+		}
+		candidate := filepath.Join(dir, program)
+		if !filepath.IsAbs(dir) {
+			candidate = "." + string(filepath.Separator) + candidate
+		}
+		if found, err := exec.LookPath(candidate); err == nil {
+			if !filepath.IsAbs(dir) {
+				return found, &exec.Error{Name: program, Err: exec.ErrDot}
+			}
+			return found, nil
+		}
+	}
+	return "", &exec.Error{Name: program, Err: exec.ErrNotFound}
+}
+
 // forward starts a process that copies what comes out of r to w (to
 // nowhere when w is nil) until r ends, which is when the last writer of
 // the pipe has closed it: `cat`, in a process group of its own, with an
@@ -204,7 +244,7 @@ func (p *execProcess) groupAlive() bool {
 // no reader, as it would have met w. A goroutine waits for it, so that it
 // is reaped should it end while retry runs; retry never waits for it.
 func forward(r, w *os.File) error {
-	path, err := exec.LookPath("cat")
+	path, err := lookPath("cat", os.Environ())
 	if err != nil {
 		return err
 	}
