@@ -91,6 +91,21 @@ func TestRetryAfterHintSetsTheWait(t *testing.T) {
 	assert.Contains(t, r.stderr, "the wait asked for (1h0m0s) is longer than --retry-after-max")
 }
 
+func TestARateLimitIsRetriedInTheSlowPhaseNotAtOnce(t *testing.T) {
+	t.Parallel()
+	// A 429 retried a millisecond later is refused again: the first retry
+	// after a rate limit waits as the slow phase does.
+	r := retry(t, nil, "-n", "2", "--slow-delay", "200ms", "--jitter", "none", "--",
+		"sh", "-c", `echo "urllib.error.HTTPError: HTTP Error 429: Too Many Requests" >&2; exit 1`)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "retrying in 200ms (slow phase, as the server asked to slow down)")
+	assert.GreaterOrEqual(t, r.elapsed, 200*time.Millisecond)
+
+	r = retry(t, nil, "-n", "2", "--slow-delay", "200ms", "--jitter", "none", "--",
+		"sh", "-c", `echo "urllib.error.HTTPError: HTTP Error 503: Service Unavailable" >&2; exit 1`)
+	assert.Contains(t, r.stderr, "(fast phase)", "a 503 may be a blip: retried at once")
+}
+
 func TestPresetIsChosenFromTheProgramName(t *testing.T) {
 	t.Parallel()
 	env := fakeTool(t, "curl", `echo "curl: (22) The requested URL returned error: $CODE" >&2; exit 22`)

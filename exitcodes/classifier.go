@@ -350,6 +350,7 @@ func (c *Classifier) Classify(e Exit, s *Scan, now time.Time) Verdict {
 	v := c.judge(e, s)
 	if v.Class == Transient {
 		v.Hint, v.HasHint = c.hint(s, now)
+		v.Throttled = !v.HasHint && Throttled(v.Lines)
 	}
 	return v
 }

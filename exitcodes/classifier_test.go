@@ -597,3 +597,41 @@ func TestNilScanAndForeignScanAreSafe(t *testing.T) {
 	foreign.Line([]byte("z"))
 	assert.Equal(t, Terminal, c.Classify(Exit{Code: 1}, foreign, time.Time{}).Class)
 }
+
+func TestThrottledVerdictSaysTheServerAskedToSlowDown(t *testing.T) {
+	t.Parallel()
+	curl := newClassifier(t, rules{presets: []string{"curl"}, signatures: true})
+	any := newClassifier(t, rules{signatures: true})
+	for _, tc := range []struct {
+		name      string
+		code      int
+		line      string
+		throttled bool
+	}{
+		{"curl 429", 22, "curl: (22) The requested URL returned error: 429", true},
+		{"python 429", 1, "urllib.error.HTTPError: HTTP Error 429: Too Many Requests", true},
+		{"a rate limit in words", 1, "Error: API rate limit exceeded for installation ID 1234.", true},
+		{"AWS throttling", 255, "An error occurred (ThrottlingException) when calling the DescribeStacks operation (reached max retries: 2): Rate exceeded", true},
+		{"curl 503", 22, "curl: (22) The requested URL returned error: 503", false},
+		{"connection refused", 1, "dial tcp 127.0.0.1:5432: connect: connection refused", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := any
+			if strings.HasPrefix(tc.line, "curl:") {
+				c = curl
+			}
+			v := judge(c, Exit{Code: tc.code}, tc.line)
+			require.Equal(t, Transient, v.Class, v.Rule)
+			assert.Equal(t, tc.throttled, v.Throttled, v.Rule)
+		})
+	}
+}
+
+func TestThrottledVerdictWithRetryAfterFollowsTheHint(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{retryIf: []string{"429"}, retryAfter: []string{`Retry-After: (\d+)`}})
+	v := judge(c, Exit{Code: 1}, "HTTP/1.1 429 Too Many Requests", "Retry-After: 7")
+	require.True(t, v.HasHint)
+	assert.False(t, v.Throttled, "the server said when: its hint decides the wait")
+}

@@ -52,6 +52,7 @@ package exitcodes
 
 import (
 	"fmt"
+	"regexp"
 	"syscall"
 	"time"
 )
@@ -160,6 +161,25 @@ type Verdict struct {
 	// MaxLineChars characters) that matched the deciding rule's patterns,
 	// oldest first; empty when no pattern decided.
 	Lines []string
+	// Throttled is set on a transient verdict whose deciding lines say the
+	// server asked callers to slow down (HTTP 429, a rate limit,
+	// throttling) and gave no Retry-After: see Throttled.
+	Throttled bool
+}
+
+// Throttled reports whether one of lines says that a server is shedding
+// load and asks its callers to slow down: HTTP 429 or "too many
+// requests", a rate limit, throttling, "slow down", a quota exceeded. The
+// pattern is compiled on each call, which is made only for a transient
+// failure decided by output lines, never at start.
+func Throttled(lines []string) bool {
+	re := regexp.MustCompile(`(?i)\b429\b|too many requests|rate[ _-]?limit|throttl|\bslow ?down\b|quota exceeded|requestlimitexceeded`)
+	for _, l := range lines {
+		if re.MatchString(l) {
+			return true
+		}
+	}
+	return false
 }
 
 // Classify applies the default table to e: exit 0 succeeds; not found,

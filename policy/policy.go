@@ -154,6 +154,10 @@ type Input struct {
 	// Step of the previous Decision plus one. 0 means Attempt, as in a
 	// schedule that never started over.
 	Step int
+	// Throttled says the failure was the server asking callers to slow
+	// down (HTTP 429, "rate limit", "throttled"): a retry at once would
+	// only be refused again, so the fast phase is skipped.
+	Throttled bool
 }
 
 // Decision is the policy's answer: retry after Wait in Phase, or stop for
@@ -195,6 +199,9 @@ func (p Policy) Next(in Input, r Rand) Decision {
 	}
 	if p.Reset > 0 && in.Ran >= p.Reset {
 		d.Step, d.Reset = 1, true
+	}
+	if in.Throttled && d.Step <= p.Fast {
+		d.Step = p.Fast + 1 // the first step of the slow phase
 	}
 	if in.HasHint {
 		d.Phase, d.Wait, d.Bound = Hint, max(in.Hint, 0), max(in.Hint, 0)

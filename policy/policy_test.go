@@ -300,3 +300,23 @@ func TestStepZeroMeansTheAttemptNumber(t *testing.T) {
 	assert.Equal(t, 3, d.Step)
 	assert.Equal(t, Slow, d.Phase)
 }
+
+func TestThrottledFailureSkipsTheFastPhaseAndGoesOnFromThere(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	d := p.Next(Input{Attempt: 1, Throttled: true}, seeded(1))
+	assert.Equal(t, Slow, d.Phase, "a 429 retried at once would only be refused again")
+	assert.Equal(t, 2*time.Second, d.Bound)
+	d = p.Next(Input{Attempt: 2, Step: d.Step + 1}, seeded(1))
+	assert.Equal(t, Slow, d.Phase, "the schedule goes on from the slow phase")
+	assert.Equal(t, 4*time.Second, d.Bound)
+}
+
+func TestThrottledFailureInTheSlowPhaseKeepsItsStep(t *testing.T) {
+	t.Parallel()
+	p := Default()
+	p.Attempts = 0
+	plain := p.Next(Input{Attempt: 4}, seeded(1))
+	throttled := p.Next(Input{Attempt: 4, Throttled: true}, seeded(1))
+	assert.Equal(t, plain, throttled, "already slow: nothing changes")
+}

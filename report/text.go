@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"retry/policy"
 	"retry/runner"
 )
 
@@ -62,8 +63,12 @@ func (t *Text) attemptFailed(e *runner.AttemptEnded) {
 	if t.Verbose {
 		took = " after " + Duration(o.Duration)
 	}
-	t.printf("attempt %s failed%s: %s; retrying in %s (%s phase)",
-		count(o.Attempt, e.Max), took, Failure(o), Duration(o.Next.Wait), o.Next.Phase)
+	phase := o.Next.Phase.String() + " phase"
+	if o.Verdict.Throttled && o.Next.Phase == policy.Slow {
+		phase += ", as the server asked to slow down"
+	}
+	t.printf("attempt %s failed%s: %s; retrying in %s (%s)",
+		count(o.Attempt, e.Max), took, Failure(o), Duration(o.Next.Wait), phase)
 }
 
 // Repeats says, once a run, that an attempt that failed had already

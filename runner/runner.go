@@ -464,12 +464,13 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 		return Terminal
 	}
 	out.Next = r.cfg.Policy.Next(policy.Input{
-		Attempt: out.Attempt,
-		Elapsed: time.Since(r.start),
-		Hint:    out.Verdict.Hint,
-		HasHint: out.Verdict.HasHint,
-		Ran:     out.Duration,
-		Step:    r.step + 1,
+		Attempt:   out.Attempt,
+		Elapsed:   time.Since(r.start),
+		Hint:      out.Verdict.Hint,
+		HasHint:   out.Verdict.HasHint,
+		Ran:       out.Duration,
+		Step:      r.step + 1,
+		Throttled: out.Verdict.Throttled,
 	}, r.cfg.Rand)
 	r.step = out.Next.Step
 	switch out.Next.Stop {
