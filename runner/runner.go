@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"retry/exitcodes"
+	"retry/internal/steptrace"
 	"retry/policy"
 )
 
@@ -437,7 +438,9 @@ func (r *run) limit() (time.Duration, bool) {
 // the process is running. A program that cannot be started is reported in
 // the Exit (126, 127, or 125 for other failures) and the error.
 func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDeadline bool, started func()) (exitcodes.Exit, bool, error) {
+	steptrace.Mark("start")
 	p, err := r.cfg.Starter.Start(ctx, c)
+	steptrace.Mark("started")
 	started()
 	if err != nil {
 		exit := exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
@@ -462,6 +465,7 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 		defer detach()
 	}
 	exit, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
+	steptrace.Mark("waited")
 	return exit, deadlineHit, nil
 }
 

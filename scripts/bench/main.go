@@ -5,8 +5,10 @@
 //   - start-up: `retry -- true` against `true`, an empty Go program, the
 //     empty Go program followed by `true`, `sh -c true`, a Go program that
 //     runs `true` with os/exec, and with -deps a program that only
-//     initialises retry's dependencies; median of N interleaved runs each,
-//     and peak RSS;
+//     initialises retry's dependencies, `retry --version`, and with -peer
+//     other retry tools; median of N interleaved runs each, and peak RSS;
+//   - start-up steps (-steps, with a retry built with the steptrace tag):
+//     when each step of `retry -- true` ends, measured from the exec;
 //   - pass-through: 1 GiB through stdout or stderr to a pipe, with and
 //     without 20 output patterns, against the writer writing straight to
 //     the same pipe; MB/s and peak RSS;
@@ -17,7 +19,8 @@
 //
 // Usage, from the module root:
 //
-//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
+//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-peer 'NAME=ARGV'...] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
+//	go run ./scripts/bench -steps /path/to/retry-built-with-steptrace [-runs 1000]
 //
 // It prints Markdown tables for docs/benchmarks.md. The helper programs it
 // needs (an empty Go program, a line writer, a signal-receiving child) are
@@ -26,6 +29,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,6 +38,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -49,6 +54,9 @@ func main() {
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
 	stream := flag.String("stream", "stdout", "internal: the writer's stream")
 	only := flag.String("only", "startup,passthrough,signals", "the measurements to run, comma-separated")
+	steps := flag.String("steps", "", "a retry built with -tags steptrace: time the steps of `retry -- true` over -runs starts, and nothing else")
+	var peers peerFlags
+	flag.Var(&peers, "peer", "another command to time beside `retry -- true`, as NAME=ARGV (ARGV split at spaces), such as 'recur=/path/to/recur true' (repeatable)")
 	flag.Parse()
 
 	switch *role {
@@ -74,7 +82,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if *retry == "" {
+	if *retry == "" && *steps == "" {
 		fmt.Fprintln(os.Stderr, "bench: -retry PATH is required")
 		os.Exit(2)
 	}
@@ -83,7 +91,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	b := &bench{retry: *retry, self: self, deps: *deps}
+	if *steps != "" {
+		stepTimes(*steps, self, *runs)
+		return
+	}
+	b := &bench{retry: *retry, self: self, deps: *deps, peers: peers}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
 	if slices.Contains(parts, "startup") {
 		b.startup(*runs)
@@ -99,6 +111,26 @@ func main() {
 type bench struct {
 	retry, self string
 	deps        string // the depsonly program, or empty
+	peers       peerFlags
+}
+
+// peer is a command timed beside retry's start.
+type peer struct {
+	name string
+	argv []string
+}
+
+type peerFlags []peer
+
+func (p *peerFlags) String() string { return fmt.Sprint(len(*p)) }
+
+func (p *peerFlags) Set(s string) error {
+	name, argv, ok := strings.Cut(s, "=")
+	if !ok || name == "" || len(strings.Fields(argv)) == 0 {
+		return fmt.Errorf("want NAME=ARGV, such as 'recur=/path/to/recur true'")
+	}
+	*p = append(*p, peer{name, strings.Fields(argv)})
+	return nil
 }
 
 // measured is one run of a command: wall time and peak RSS.
@@ -146,15 +178,18 @@ func (b *bench) startup(runs int) {
 		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
-		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
 	}
-	if b.deps != "" { // beside retry, just before it
-		last := len(variants) - 1
-		variants = append(variants[:last:last],
+	for _, p := range b.peers {
+		variants = append(variants, variant{p.name, [][]string{p.argv}})
+	}
+	if b.deps != "" {
+		variants = append(variants,
 			variant{"retry's dependencies initialised, no work (`depsonly`)", [][]string{{b.deps}}},
-			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}},
-			variants[last])
+			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}})
 	}
+	variants = append(variants,
+		variant{"`retry --version`", [][]string{{b.retry, "--version"}}},
+		variant{"`retry -- true`", [][]string{{b.retry, "--", "true"}}})
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))
 	for i := 0; i < runs+3; i++ { // interleaved, so load hits all alike; 3 warm-ups
@@ -175,7 +210,7 @@ func (b *bench) startup(runs int) {
 		}
 	}
 	base := median(times[2])
-	fmt.Printf("## Start-up (median of %d interleaved runs)\n\n", runs)
+	fmt.Printf("## Start-up (median of %d interleaved runs, load %s)\n\n", runs, loadAverage())
 	fmt.Println("| command | median | ratio to empty Go + `true` | peak RSS |")
 	fmt.Println("|---|---|---|---|")
 	for v, vr := range variants {
@@ -350,6 +385,79 @@ func child() {
 	fmt.Println("ready")
 	<-ch
 	fmt.Println(time.Now().UnixNano())
+}
+
+// stepTimes starts `retry -- true` runs times, retry being built with the
+// steptrace tag, and prints when each step ended (the median, measured
+// from just before the exec) and what it cost (the difference of medians).
+// An empty Go program and one that runs `true` through os/exec (self with
+// a role) are timed in between, for reference.
+func stepTimes(retry, self string, runs int) {
+	at := map[string][]time.Duration{}
+	var order []string
+	var exits, empty, execTrue []time.Duration
+	for i := 0; i < runs+3; i++ {
+		e, err1 := run([]string{self, "-role", "empty"}, nil, io.Discard, io.Discard)
+		x, err2 := run([]string{self, "-role", "exec-true"}, nil, io.Discard, io.Discard)
+		if err := errors.Join(err1, err2); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		c := exec.Command(retry, "--", "true")
+		var stderr strings.Builder
+		c.Stderr = &stderr
+		start := time.Now()
+		if err := c.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s -- true: %v\n", retry, err)
+			os.Exit(1)
+		}
+		end := time.Since(start)
+		if i < 3 {
+			continue // warm-ups
+		}
+		exits = append(exits, end)
+		empty, execTrue = append(empty, e.wall), append(execTrue, x.wall)
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 3 || f[0] != "steptrace" {
+				continue
+			}
+			ns, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				continue
+			}
+			if _, seen := at[f[1]]; !seen {
+				order = append(order, f[1])
+			}
+			at[f[1]] = append(at[f[1]], time.Unix(0, ns).Sub(start))
+		}
+	}
+	if len(order) == 0 {
+		fmt.Fprintf(os.Stderr, "bench: %s marks no steps: build it with -tags steptrace\n", retry)
+		os.Exit(1)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return median(at[order[i]]) < median(at[order[j]]) })
+	fmt.Printf("## Start-up steps of `retry -- true` (median of %d runs, load %s)\n\n", runs, loadAverage())
+	fmt.Println("| step ends | at | cost |")
+	fmt.Println("|---|---|---|")
+	var prev time.Duration
+	for _, name := range order {
+		m := median(at[name])
+		fmt.Printf("| %s | %s | %s |\n", name, m.Round(time.Microsecond), (m - prev).Round(time.Microsecond))
+		prev = m
+	}
+	m := median(exits)
+	fmt.Printf("| exit seen by the harness | %s | %s |\n\n", m.Round(time.Microsecond), (m - prev).Round(time.Microsecond))
+	fmt.Printf("For reference, in between: an empty Go program exits at %s, a Go program running `true` through os/exec at %s.\n\n",
+		median(empty).Round(time.Microsecond), median(execTrue).Round(time.Microsecond))
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
 }
 
 func memTotal() string {
