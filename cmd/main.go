@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"retry/exitcodes"
+	"retry/internal/steptrace"
 	"retry/report"
 	"retry/runner"
 	"retry/signals"
@@ -45,15 +47,20 @@ func SystemDeps() Deps {
 // Main runs retry with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, deps Deps) int {
+	steptrace.Mark("main")
+	defer steptrace.Mark("done")
 	ctx, relay := signals.Listen(ctx, deps.Signals)
 	defer relay.Stop()
+	steptrace.Mark("signals")
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)
 	if err != nil {
 		printError(deps.Stderr, err)
 		return exitcodes.Usage
 	}
-	root := newRoot(deps, relay, &code, sources)
+	steptrace.Mark("layers")
+	root := newRoot(deps, relay, &code, sources, needsTree(args))
+	steptrace.Mark("tree")
 	root.SetArgs(args)
 	root.SetContext(ctx)
 	if c, err := root.ExecuteC(); err != nil {
@@ -90,7 +97,30 @@ func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 	return out, l.sources, nil
 }
 
-func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string) *cobra.Command {
+// needsTree reports whether args may need more of the command tree than
+// the root's own flags: a word before any -- that names a subcommand or
+// asks for help. A run needs only the root, and building the rest (the
+// subcommands' flags, their completions, cobra's completion command)
+// took a third of retry's own start.
+func needsTree(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case slices.Contains(subcommands(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
+			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h'):
+			return true
+		}
+	}
+	return false
+}
+
+// newRoot builds the command tree; with full unset, only the root and its
+// flags, which is all a run needs (see needsTree).
+func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string, full bool) *cobra.Command {
 	o := defaultOptions()
 	var printVersion bool
 	root := &cobra.Command{
@@ -136,11 +166,16 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
 				return err
 			}
+			steptrace.Mark("parse")
+			if sources == nil {
+				sources = commandLineSources(c.Flags())
+			}
 			o.sources = sources
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
 			}
+			steptrace.Mark("plan")
 			*code = run(c.Context(), deps, relay, &o, plan)
 			return nil
 		},
@@ -157,6 +192,12 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	// the binary and slowed every start. Help first, as cobra lists them.
 	root.InitDefaultHelpFlag()
 	root.Flags().BoolVar(&printVersion, "version", false, "version for retry")
+	if !full {
+		// Nor cobra's completion command, which it would build and
+		// throw away on every start.
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
 	plan := newPlan(deps, &sources)
 	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), plan)
 	registerCompletions(root, deps)
@@ -197,7 +238,9 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
 		}
 	}
+	steptrace.Mark("setup")
 	res := runner.Run(ctx, cfg)
+	steptrace.Mark("run")
 	outcome := report.OutcomeOf(res.Stop)
 	if _, opened := isRefusal(res.Refusal); opened {
 		outcome = report.OutcomeBreakerOpen
