@@ -36,12 +36,19 @@ type Deps struct {
 	// Signals are the signals to catch and forward; nil means all of
 	// signals.Handled().
 	Signals []os.Signal
+	// Exits says that the process exits as soon as Main returns, as
+	// main.go's does. Main then leaves its signal handling in place
+	// rather than take it down, which costs a round trip to the runtime's
+	// signal thread per signal; a signal that arrives in between is
+	// caught and ignored, as one after the first already is.
+	Exits bool
 }
 
 // SystemDeps returns the process's own streams and environment, and the
-// signals it was not started with ignored (a shell leaves those ignored).
+// signals it was not started with ignored (a shell leaves those ignored),
+// for a process that exits when Main returns.
 func SystemDeps() Deps {
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable()}
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true}
 }
 
 // Main runs retry with args (without the program name) and returns the
@@ -50,7 +57,9 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	steptrace.Mark("main")
 	defer steptrace.Mark("done")
 	ctx, relay := signals.Listen(ctx, deps.Signals)
-	defer relay.Stop()
+	if !deps.Exits {
+		defer relay.Stop()
+	}
 	steptrace.Mark("signals")
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)
