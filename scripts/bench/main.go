@@ -20,7 +20,7 @@
 // Usage, from the module root:
 //
 //	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-peer 'NAME=ARGV'...] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
-//	go run ./scripts/bench -steps /path/to/retry-built-with-steptrace [-runs 1000]
+//	go run ./scripts/bench -steps /path/to/retry-built-with-steptrace[,another] [-runs 1000]
 //
 // It prints Markdown tables for docs/benchmarks.md. The helper programs it
 // needs (an empty Go program, a line writer, a signal-receiving child) are
@@ -54,7 +54,7 @@ func main() {
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
 	stream := flag.String("stream", "stdout", "internal: the writer's stream")
 	only := flag.String("only", "startup,passthrough,signals", "the measurements to run, comma-separated")
-	steps := flag.String("steps", "", "a retry built with -tags steptrace: time the steps of `retry -- true` over -runs starts, and nothing else")
+	steps := flag.String("steps", "", "retry binaries built with -tags steptrace, comma-separated: time the steps of `retry -- true` over -runs starts each, and nothing else")
 	var peers peerFlags
 	flag.Var(&peers, "peer", "another command to time beside `retry -- true`, as NAME=ARGV (ARGV split at spaces), such as 'recur=/path/to/recur true' (repeatable)")
 	flag.Parse()
@@ -387,68 +387,109 @@ func child() {
 	fmt.Println(time.Now().UnixNano())
 }
 
-// stepTimes starts `retry -- true` runs times, retry being built with the
-// steptrace tag, and prints when each step ended (the median, measured
-// from just before the exec) and what it cost (the difference of medians).
-// An empty Go program and one that runs `true` through os/exec (self with
-// a role) are timed in between, for reference.
-func stepTimes(retry, self string, runs int) {
-	at := map[string][]time.Duration{}
+// stepTimes starts `retry -- true` runs times with each of the retry
+// binaries given (comma-separated), built with the steptrace tag, and
+// prints when each step ended (the median, measured from just before the
+// exec) and what it cost (the difference of medians), a column pair per
+// binary. The binaries, an empty Go program and one that runs `true`
+// through os/exec (self with a role) take turns, so that load hits all
+// alike.
+func stepTimes(retries, self string, runs int) {
+	bins := strings.Split(retries, ",")
+	at := make([]map[string][]time.Duration, len(bins))
+	exits := make([][]time.Duration, len(bins))
 	var order []string
-	var exits, empty, execTrue []time.Duration
+	var empty, execTrue []time.Duration
+	for b := range bins {
+		at[b] = map[string][]time.Duration{}
+	}
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
 	for i := 0; i < runs+3; i++ {
 		e, err1 := run([]string{self, "-role", "empty"}, nil, io.Discard, io.Discard)
 		x, err2 := run([]string{self, "-role", "exec-true"}, nil, io.Discard, io.Discard)
 		if err := errors.Join(err1, err2); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+			fail(err)
 		}
-		c := exec.Command(retry, "--", "true")
-		var stderr strings.Builder
-		c.Stderr = &stderr
-		start := time.Now()
-		if err := c.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "bench: %s -- true: %v\n", retry, err)
-			os.Exit(1)
+		if i >= 3 {
+			empty, execTrue = append(empty, e.wall), append(execTrue, x.wall)
 		}
-		end := time.Since(start)
-		if i < 3 {
-			continue // warm-ups
-		}
-		exits = append(exits, end)
-		empty, execTrue = append(empty, e.wall), append(execTrue, x.wall)
-		for _, l := range strings.Split(stderr.String(), "\n") {
-			f := strings.Fields(l)
-			if len(f) != 3 || f[0] != "steptrace" {
-				continue
+		for b, bin := range bins {
+			c := exec.Command(bin, "--", "true")
+			var stderr strings.Builder
+			c.Stderr = &stderr
+			start := time.Now()
+			if err := c.Run(); err != nil {
+				fail(fmt.Errorf("%s -- true: %w", bin, err))
 			}
-			ns, err := strconv.ParseInt(f[2], 10, 64)
-			if err != nil {
-				continue
+			end := time.Since(start)
+			if i < 3 {
+				continue // warm-ups
 			}
-			if _, seen := at[f[1]]; !seen {
-				order = append(order, f[1])
+			exits[b] = append(exits[b], end)
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				f := strings.Fields(l)
+				if len(f) != 3 || f[0] != "steptrace" {
+					continue
+				}
+				ns, err := strconv.ParseInt(f[2], 10, 64)
+				if err != nil {
+					continue
+				}
+				if _, seen := at[b][f[1]]; !seen && !slices.Contains(order, f[1]) {
+					order = append(order, f[1])
+				}
+				at[b][f[1]] = append(at[b][f[1]], time.Unix(0, ns).Sub(start))
 			}
-			at[f[1]] = append(at[f[1]], time.Unix(0, ns).Sub(start))
 		}
 	}
 	if len(order) == 0 {
-		fmt.Fprintf(os.Stderr, "bench: %s marks no steps: build it with -tags steptrace\n", retry)
-		os.Exit(1)
+		fail(fmt.Errorf("%s mark no steps: build them with -tags steptrace", retries))
 	}
-	sort.SliceStable(order, func(i, j int) bool { return median(at[order[i]]) < median(at[order[j]]) })
+	when := func(name string) time.Duration { // in the first binary that marks it
+		for b := range bins {
+			if d, ok := at[b][name]; ok {
+				return median(d)
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(order, func(i, j int) bool { return when(order[i]) < when(order[j]) })
 	fmt.Printf("## Start-up steps of `retry -- true` (median of %d runs, load %s)\n\n", runs, loadAverage())
-	fmt.Println("| step ends | at | cost |")
-	fmt.Println("|---|---|---|")
-	var prev time.Duration
-	for _, name := range order {
-		m := median(at[name])
-		fmt.Printf("| %s | %s | %s |\n", name, m.Round(time.Microsecond), (m - prev).Round(time.Microsecond))
-		prev = m
+	head, rule := "| step ends |", "|---|"
+	for _, bin := range bins {
+		head += fmt.Sprintf(" %s: at | cost |", bin)
+		rule += "---|---|"
 	}
-	m := median(exits)
-	fmt.Printf("| exit seen by the harness | %s | %s |\n\n", m.Round(time.Microsecond), (m - prev).Round(time.Microsecond))
-	fmt.Printf("For reference, in between: an empty Go program exits at %s, a Go program running `true` through os/exec at %s.\n\n",
+	fmt.Println(head)
+	fmt.Println(rule)
+	prev := make([]time.Duration, len(bins))
+	row := func(name string, t func(b int) (time.Duration, bool)) {
+		line := "| " + name + " |"
+		for b := range bins {
+			m, ok := t(b)
+			if !ok {
+				line += " - | - |"
+				continue
+			}
+			line += fmt.Sprintf(" %s | %s |", m.Round(time.Microsecond), (m - prev[b]).Round(time.Microsecond))
+			prev[b] = m
+		}
+		fmt.Println(line)
+	}
+	for _, name := range order {
+		row(name, func(b int) (time.Duration, bool) {
+			d, ok := at[b][name]
+			if !ok {
+				return 0, false
+			}
+			return median(d), true
+		})
+	}
+	row("exit seen by the harness", func(b int) (time.Duration, bool) { return median(exits[b]), true })
+	fmt.Printf("\nFor reference, in between: an empty Go program exits at %s, a Go program running `true` through os/exec at %s.\n\n",
 		median(empty).Round(time.Microsecond), median(execTrue).Round(time.Microsecond))
 }
 
