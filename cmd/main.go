@@ -5,7 +5,6 @@ package cmd
 
 import (
 	"context"
-	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -220,6 +219,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		warn("cannot adopt orphaned grandchildren: %v", err)
 	}
+	steptrace.Mark("adopt")
 	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
 		warn("running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
 	}
@@ -229,9 +229,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		return exitcodes.Usage
 	}
 	defer guard.close()
+	steptrace.Mark("breaker")
 
 	out := newOutputs(deps, o, plan, relay)
 	defer out.stop()
+	steptrace.Mark("outputs")
 	cfg := runConfig(deps, o, plan, relay, out)
 
 	if open := guard.first(ctx); open != nil {
@@ -322,12 +324,24 @@ func idempotencyKey(env []string) string {
 	if k := lookupEnv(env, runner.EnvIdempotencyKey); k != "" {
 		return k
 	}
-	return crand.Text()
+	return randomText()
+}
+
+// randomText returns 26 random characters of the RFC 4648 base32
+// alphabet (128 bits), as crypto/rand.Text does.
+func randomText() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b := make([]byte, 26)
+	randomBytes(b)
+	for i := range b {
+		b[i] = alphabet[b[i]%32]
+	}
+	return string(b)
 }
 
 func randomSeed() uint64 {
 	var b [8]byte
-	_, _ = crand.Read(b[:]) // never fails on supported systems
+	randomBytes(b[:])
 	return binary.LittleEndian.Uint64(b[:])
 }
 

@@ -91,3 +91,18 @@ func TestFlagsWithoutLayersComeFromTheCommandLine(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `--attempts\s+3\s+from policy interactive \(built-in profile\)`, r.stdout)
 }
+
+// The idempotency key is 128 random bits in base32, as crypto/rand.Text
+// writes them, and no two runs share one.
+func TestIdempotencyKeysAreRandomBase32(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for range 100 {
+		k := idempotencyKey(nil)
+		assert.Regexp(t, `^[A-Z2-7]{26}$`, k)
+		assert.False(t, seen[k], "key %s came twice", k)
+		seen[k] = true
+	}
+	assert.Equal(t, "from-caller", idempotencyKey([]string{"RETRY_IDEMPOTENCY_KEY=from-caller"}))
+	assert.NotEqual(t, randomSeed(), randomSeed())
+}

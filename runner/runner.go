@@ -264,11 +264,13 @@ func Run(ctx context.Context, cfg Config) Result {
 		r.cfg.Starter = Exec{}
 	}
 	defer reapOrphans(r.ours.has)()
+	steptrace.Mark("reaper")
 	var err error
 	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax); err != nil {
 		r.stdin = nullStdin{}
 	}
 	defer r.stdin.close()
+	steptrace.Mark("stdin")
 	res := r.loop(ctx)
 	res.Start = r.start
 	res.Elapsed = time.Since(r.start)
@@ -399,6 +401,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *spool)
 	}
 	last := r.cfg.Policy.Attempts > 0 && n >= r.cfg.Policy.Attempts
 	pipes, err := r.openIO(scan, last)
+	steptrace.Mark("io")
 	if err != nil {
 		out.Err = err
 		out.Exit = exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
