@@ -36,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -460,7 +461,7 @@ func stepTimes(retries, self string, runs int) {
 	fmt.Printf("## Start-up steps of `retry -- true` (median of %d runs, load %s)\n\n", runs, loadAverage())
 	head, rule := "| step ends |", "|---|"
 	for _, bin := range bins {
-		head += fmt.Sprintf(" %s: at | cost |", bin)
+		head += fmt.Sprintf(" %s: at | cost |", filepath.Base(bin))
 		rule += "---|---|"
 	}
 	fmt.Println(head)
