@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -24,6 +27,12 @@ import (
 // group is made the foreground group for as long as it runs, so the child can
 // read the terminal and Ctrl-C reaches it; retry takes the terminal back when
 // the attempt ends.
+//
+// It starts them with syscall.ForkExec, as os/exec does underneath, but
+// without os/exec's probe for pidfd support on its first start (a
+// throwaway child, some 30 µs of every run, and as long again in waiting):
+// an attempt is signalled as a process group, and its process is our child
+// until we wait for it, so its pid is as good a handle as a pidfd.
 type Exec struct{}
 
 // Start implements Starter.
@@ -39,26 +48,14 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		}
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
-	cmd := &exec.Cmd{Path: path, Args: c.Args, Env: c.Env, Dir: c.Dir}
-	// A nil *os.File must stay a nil interface, which exec turns into
-	// /dev/null.
-	if c.Stdin != nil {
-		cmd.Stdin = c.Stdin
-	}
-	if c.Stdout != nil {
-		cmd.Stdout = c.Stdout
-	}
-	if c.Stderr != nil {
-		cmd.Stderr = c.Stderr
-	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	tty := -1
 	if fd, ok := foregroundTerminal(c.Stdin); ok {
 		tty = fd
 		attr.Foreground, attr.Ctty = true, fd
 	}
-	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
+	pid, err := forkExec(path, c, attr)
+	if err != nil {
 		kind := exitcodes.StartFailed
 		switch {
 		case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
@@ -68,16 +65,63 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
 	return &execProcess{
-		cmd:       cmd,
-		pgid:      cmd.Process.Pid,
+		pid:       pid,
+		pgid:      pid,
 		tty:       tty,
 		signal:    c.Signal,
 		killAfter: c.KillAfter,
 	}, nil
 }
 
+// forkExec starts path with c's arguments, environment, directory and
+// streams (a nil one is /dev/null), as os/exec's Cmd.Start would: the
+// last value of a variable set twice wins, and a failure reads as
+// os.StartProcess's ("fork/exec PATH: ...").
+func forkExec(path string, c Command, attr *syscall.SysProcAttr) (int, error) {
+	files := []*os.File{c.Stdin, c.Stdout, c.Stderr}
+	fds := make([]uintptr, len(files))
+	for i, f := range files {
+		if f == nil {
+			flag := os.O_WRONLY
+			if i == 0 {
+				flag = os.O_RDONLY
+			}
+			null, err := os.OpenFile(os.DevNull, flag, 0)
+			if err != nil {
+				return 0, err
+			}
+			defer null.Close()
+			files[i] = null
+		}
+		fds[i] = files[i].Fd()
+	}
+	pid, err := syscall.ForkExec(path, c.Args, &syscall.ProcAttr{Dir: c.Dir, Env: lastWins(c.Env), Files: fds, Sys: attr})
+	runtime.KeepAlive(files) // their descriptors must stay open until the child has its copies
+	if err != nil {
+		return 0, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+	return pid, nil
+}
+
+// lastWins drops every KEY=VALUE pair whose KEY is set again later, as
+// os/exec does: a child's getenv may take the first of two.
+func lastWins(env []string) []string {
+	seen := make(map[string]bool, len(env))
+	out := make([]string, 0, len(env))
+	for i := len(env) - 1; i >= 0; i-- {
+		k, _, _ := strings.Cut(env[i], "=")
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, env[i])
+	}
+	slices.Reverse(out)
+	return out
+}
+
 type execProcess struct {
-	cmd       *exec.Cmd
+	pid       int
 	pgid      int
 	tty       int // the terminal lent to the attempt, or -1
 	signal    syscall.Signal
@@ -88,7 +132,7 @@ type execProcess struct {
 // pidOf returns the process id of p when it is a real process.
 func pidOf(p Process) (int, bool) {
 	if ep, ok := p.(*execProcess); ok {
-		return ep.cmd.Process.Pid, true
+		return ep.pid, true
 	}
 	return 0, false
 }
@@ -109,8 +153,12 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 // back, then stops what is left of the process group: the timeout signal,
 // then SIGKILL after the grace period.
 func (p *execProcess) Wait() exitcodes.Exit {
-	_ = p.cmd.Wait() // the status is in ProcessState
-	exit := exitOf(p.cmd.ProcessState)
+	var ws syscall.WaitStatus
+	_, err := syscall.Wait4(p.pid, &ws, 0, nil)
+	for err == syscall.EINTR {
+		_, err = syscall.Wait4(p.pid, &ws, 0, nil)
+	}
+	exit := exitOf(ws, err)
 	if p.tty >= 0 {
 		reclaimTerminal(p.tty)
 	}
@@ -118,12 +166,17 @@ func (p *execProcess) Wait() exitcodes.Exit {
 	return exit
 }
 
-func exitOf(ps *os.ProcessState) exitcodes.Exit {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if ok && ws.Signaled() {
+// exitOf reads the status of a wait. A wait that failed (only possible if
+// something else reaped our child) reads as os/exec reports a process
+// whose status is unknown: exit code -1.
+func exitOf(ws syscall.WaitStatus, err error) exitcodes.Exit {
+	switch {
+	case err != nil:
+		return exitcodes.Exit{Code: -1}
+	case ws.Signaled():
 		return exitcodes.Signaled(ws.Signal())
 	}
-	return exitcodes.Exit{Code: ps.ExitCode()}
+	return exitcodes.Exit{Code: ws.ExitStatus()}
 }
 
 // clearGroup makes sure no member of the attempt's process group outlives
