@@ -33,6 +33,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -193,8 +194,16 @@ func (b *bench) startup(runs int) {
 		variant{"`retry -- true`", [][]string{{b.retry, "--", "true"}}})
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))
+	order := make([]int, len(variants))
+	for v := range order {
+		order[v] = v
+	}
 	for i := 0; i < runs+3; i++ { // interleaved, so load hits all alike; 3 warm-ups
-		for v, vr := range variants {
+		// In a new order each round: the one after a heavy variant starts
+		// on a colder machine.
+		rand.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, v := range order {
+			vr := variants[v]
 			var total time.Duration
 			for _, argv := range vr.argvs {
 				m, err := run(argv, nil, io.Discard, io.Discard)

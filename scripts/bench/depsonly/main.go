@@ -38,6 +38,7 @@ import (
 	_ "path/filepath"
 	_ "regexp"
 	_ "regexp/syntax"
+	_ "runtime"
 	_ "runtime/debug"
 	_ "slices"
 	_ "sort"
@@ -48,6 +49,7 @@ import (
 	_ "syscall"
 	_ "text/tabwriter"
 	_ "time"
+	_ "unicode"
 	_ "unicode/utf8"
 )
 
