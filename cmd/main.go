@@ -55,11 +55,23 @@ func SystemDeps() Deps {
 func Main(ctx context.Context, args []string, deps Deps) int {
 	steptrace.Mark("main")
 	defer steptrace.Mark("done")
-	ctx, relay := signals.Listen(ctx, deps.Signals)
-	if !deps.Exits {
-		defer relay.Stop()
+	// Signal handling is set up when something is to be run, not for
+	// --version or a usage error: it takes a round trip to the runtime's
+	// signal thread per signal.
+	var relay *signals.Relay
+	sigCtx := ctx
+	listen := func() (context.Context, *signals.Relay) {
+		if relay == nil {
+			sigCtx, relay = signals.Listen(ctx, deps.Signals)
+			steptrace.Mark("signals")
+		}
+		return sigCtx, relay
 	}
-	steptrace.Mark("signals")
+	defer func() {
+		if relay != nil && !deps.Exits {
+			relay.Stop()
+		}
+	}()
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)
 	if err != nil {
@@ -67,7 +79,12 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 		return exitcodes.Usage
 	}
 	steptrace.Mark("layers")
-	root := newRoot(deps, relay, &code, sources, needsTree(args))
+	full := needsTree(args)
+	if full {
+		// Subcommands take the context that signals cancel from cobra.
+		ctx, _ = listen()
+	}
+	root := newRoot(deps, listen, &code, sources, full)
 	steptrace.Mark("tree")
 	root.SetArgs(args)
 	root.SetContext(ctx)
@@ -127,8 +144,10 @@ func needsTree(args []string) bool {
 }
 
 // newRoot builds the command tree; with full unset, only the root and its
-// flags, which is all a run needs (see needsTree).
-func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string, full bool) *cobra.Command {
+// flags, which is all a run needs (see needsTree). listen sets up signal
+// handling, once, and returns the context that signals cancel and the
+// relay that forwards them.
+func newRoot(deps Deps, listen func() (context.Context, *signals.Relay), code *int, sources map[string]string, full bool) *cobra.Command {
 	o := defaultOptions()
 	var printVersion bool
 	root := &cobra.Command{
@@ -184,7 +203,8 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				return err
 			}
 			steptrace.Mark("plan")
-			*code = run(c.Context(), deps, relay, &o, plan)
+			ctx, relay := listen()
+			*code = run(ctx, deps, relay, &o, plan)
 			return nil
 		},
 	}
