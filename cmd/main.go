@@ -278,9 +278,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	}
 	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
 	return out.finish(ctx, o, plan, cfg, res, outcome, exitcodes.Summary{
-		Succeeded:        res.Stop == runner.Succeeded && !downstreamClosed,
-		Interrupted:      relay.Received(),
-		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
+		Succeeded:   res.Stop == runner.Succeeded && !downstreamClosed,
+		Interrupted: relay.Received(),
+		// The deadline cut the last attempt short, or passed before the
+		// first one could start (nothing ran: no code of the command's).
+		DeadlineStopped:  res.Stop == runner.Deadline && (res.Last().DeadlineHit || len(res.Attempts) == 0),
 		DownstreamClosed: downstreamClosed,
 		Last:             res.Last().Exit,
 	})

@@ -106,3 +106,13 @@ func TestIdempotencyKeysAreRandomBase32(t *testing.T) {
 	assert.Equal(t, "from-caller", idempotencyKey([]string{"RETRY_IDEMPOTENCY_KEY=from-caller"}))
 	assert.NotEqual(t, randomSeed(), randomSeed())
 }
+
+// A deadline that passes before the first attempt (a sub-millisecond one
+// on a loaded machine) ends the run with nothing run: that is the
+// deadline's 124, not the 0 of success.
+func TestDeadlinePassedBeforeTheFirstAttemptExits124(t *testing.T) {
+	t.Parallel()
+	r := runMain(t, nil, "-n", "1", "--deadline", "1ns", "--", "true")
+	assert.Equal(t, 124, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "after 0 attempts")
+}
