@@ -106,6 +106,25 @@ func TestOrphansAreReapedWhileTheAttemptStillRuns(t *testing.T) {
 	assert.Equal(t, 143, s.exit(t))
 }
 
+// The reaper starts only once a run has gone on for a while (most are
+// over sooner); orphans that exited before it are reaped by its first
+// sweep, not left zombies until the attempt ends.
+func TestOrphansThatExitBeforeTheReaperStartsAreReapedToo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `(sh -c 'echo $$ >> "$0/pids"' "$0" &); (setsid sh -c 'echo $$ >> "$0/pids"' "$0" &); echo ready; exec sleep 60`
+	s := startRetry(t, "-k", "200ms", "--", "sh", "-c", script, dir)
+	s.await(t, "ready")
+	pids := awaitPids(t, filepath.Join(dir, "pids"), 2)
+	for _, pid := range pids {
+		assert.Eventually(t, func() bool { _, ok := readStat(pid); return !ok }, eventLimit, 5*time.Millisecond,
+			"orphan %d was reaped, not left a zombie of retry until the attempt ends", pid)
+	}
+	assert.Empty(t, zombieChildren(s.cmd.Process.Pid))
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 143, s.exit(t))
+}
+
 func TestDaemonThatLeavesTheProcessGroupOutlivesRetry(t *testing.T) {
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pid")

@@ -15,7 +15,7 @@ import (
 // signal relay.
 func Command() *cobra.Command {
 	code := 0
-	root := newRoot(Deps{}, nil, &code, nil)
+	root := newRoot(Deps{}, nil, &code, nil, true)
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	return root

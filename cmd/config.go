@@ -255,12 +255,19 @@ type discard struct{}
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // layers reads RETRY_OPTS and the chosen policy. cmdline are the command
-// line's arguments after the subcommand, if any.
+// line's arguments after the subcommand, if any. With neither RETRY_OPTS
+// nor a word that may name a policy, the usual case, it reads nothing and
+// returns no sources: every flag set is the command line's (see
+// commandLineSources).
 func layers(cmdline []string, deps Deps) (*layered, error) {
+	raw := lookupEnv(deps.Env, "RETRY_OPTS")
+	if strings.TrimSpace(raw) == "" && !mayNamePolicy(cmdline) {
+		return &layered{}, nil
+	}
 	l := &layered{sources: map[string]string{}}
 	var opts []string
 	name := "" // the policy named last wins: the command line's, else RETRY_OPTS's
-	if raw := lookupEnv(deps.Env, "RETRY_OPTS"); strings.TrimSpace(raw) != "" {
+	if strings.TrimSpace(raw) != "" {
 		words, err := splitOpts(raw)
 		if err != nil {
 			return nil, err
@@ -317,6 +324,33 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 	}
 	l.words = append(words, opts...)
 	return l, nil
+}
+
+// mayNamePolicy reports whether args may set --policy: a word before any
+// -- that is --policy (or --policy=NAME), or a cluster of short flags with
+// a p in it (-p, -qp, -pNAME). It may say yes when the word is another
+// flag's value or the command's own, never no when args name a policy:
+// it only spares the start a second parse of the flags.
+func mayNamePolicy(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--policy" || strings.HasPrefix(a, "--policy="):
+			return true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'p'):
+			return true
+		}
+	}
+	return false
+}
+
+// commandLineSources names the command line as the source of every flag
+// set in fs, for a start whose flags all came from it.
+func commandLineSources(fs *pflag.FlagSet) map[string]string {
+	sources := map[string]string{}
+	fs.Visit(func(f *pflag.Flag) { sources[f.Name] = "command line" })
+	return sources
 }
 
 // findPolicy reads the configuration files for the policy name; it returns

@@ -5,12 +5,12 @@ package cmd
 
 import (
 	"context"
-	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +20,7 @@ import (
 
 	"retry/breaker"
 	"retry/exitcodes"
+	"retry/internal/steptrace"
 	"retry/report"
 	"retry/runner"
 	"retry/signals"
@@ -35,26 +36,57 @@ type Deps struct {
 	// Signals are the signals to catch and forward; nil means all of
 	// signals.Handled().
 	Signals []os.Signal
+	// Exits says that the process exits as soon as Main returns, as
+	// main.go's does. Main then leaves its signal handling in place
+	// rather than take it down, which costs a round trip to the runtime's
+	// signal thread per signal; a signal that arrives in between is
+	// caught and ignored, as one after the first already is.
+	Exits bool
 }
 
 // SystemDeps returns the process's own streams and environment, and the
-// signals it was not started with ignored (a shell leaves those ignored).
+// signals it was not started with ignored (a shell leaves those ignored),
+// for a process that exits when Main returns.
 func SystemDeps() Deps {
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable()}
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true}
 }
 
 // Main runs retry with args (without the program name) and returns the
 // process exit code.
 func Main(ctx context.Context, args []string, deps Deps) int {
-	ctx, relay := signals.Listen(ctx, deps.Signals)
-	defer relay.Stop()
+	steptrace.Mark("main")
+	defer steptrace.Mark("done")
+	// Signal handling is set up when something is to be run, not for
+	// --version or a usage error: it takes a round trip to the runtime's
+	// signal thread per signal.
+	var relay *signals.Relay
+	sigCtx := ctx
+	listen := func() (context.Context, *signals.Relay) {
+		if relay == nil {
+			sigCtx, relay = signals.Listen(ctx, deps.Signals)
+			steptrace.Mark("signals")
+		}
+		return sigCtx, relay
+	}
+	defer func() {
+		if relay != nil && !deps.Exits {
+			relay.Stop()
+		}
+	}()
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)
 	if err != nil {
 		printError(deps.Stderr, err)
 		return exitcodes.Usage
 	}
-	root := newRoot(deps, relay, &code, sources)
+	steptrace.Mark("layers")
+	full := needsTree(args)
+	if full {
+		// Subcommands take the context that signals cancel from cobra.
+		ctx, _ = listen()
+	}
+	root := newRoot(deps, listen, &code, sources, full)
+	steptrace.Mark("tree")
 	root.SetArgs(args)
 	root.SetContext(ctx)
 	if c, err := root.ExecuteC(); err != nil {
@@ -91,7 +123,32 @@ func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 	return out, l.sources, nil
 }
 
-func newRoot(deps Deps, relay *signals.Relay, code *int, sources map[string]string) *cobra.Command {
+// needsTree reports whether args may need more of the command tree than
+// the root's own flags: a word before any -- that names a subcommand or
+// asks for help. A run needs only the root, and building the rest (the
+// subcommands' flags, their completions, cobra's completion command)
+// took a third of retry's own start.
+func needsTree(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case slices.Contains(subcommands(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
+			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h'):
+			return true
+		}
+	}
+	return false
+}
+
+// newRoot builds the command tree; with full unset, only the root and its
+// flags, which is all a run needs (see needsTree). listen sets up signal
+// handling, once, and returns the context that signals cancel and the
+// relay that forwards them.
+func newRoot(deps Deps, listen func() (context.Context, *signals.Relay), code *int, sources map[string]string, full bool) *cobra.Command {
 	o := defaultOptions()
 	var printVersion bool
 	root := &cobra.Command{
@@ -149,12 +206,18 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				_, err := fmt.Fprintln(c.OutOrStdout(), versionLine())
 				return err
 			}
+			steptrace.Mark("parse")
+			if sources == nil {
+				sources = commandLineSources(c.Flags())
+			}
 			o.sources = sources
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
 				return err
 			}
-			*code = run(c.Context(), deps, relay, &o, plan)
+			steptrace.Mark("plan")
+			ctx, relay := listen()
+			*code = run(ctx, deps, relay, &o, plan)
 			return nil
 		},
 	}
@@ -170,6 +233,12 @@ was stopped by signal n. See docs/exit-codes.md.`,
 	// the binary and slowed every start. Help first, as cobra lists them.
 	root.InitDefaultHelpFlag()
 	root.Flags().BoolVar(&printVersion, "version", false, "version for retry")
+	if !full {
+		// Nor cobra's completion command, which it would build and
+		// throw away on every start.
+		root.CompletionOptions.DisableDefaultCmd = true
+		return root
+	}
 	plan := newPlan(deps, &sources)
 	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), newTimingCommand(deps), plan)
 	registerCompletions(root, deps)
@@ -183,6 +252,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		warn("cannot adopt orphaned grandchildren: %v", err)
 	}
+	steptrace.Mark("adopt")
 	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
 		warn("running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
 	}
@@ -192,9 +262,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		return exitcodes.Usage
 	}
 	defer guard.close()
+	steptrace.Mark("breaker")
 
 	out := newOutputs(deps, o, plan, relay)
 	defer out.stop()
+	steptrace.Mark("outputs")
 	cfg := runConfig(deps, o, plan, relay, out)
 
 	if o.Breaker.Key != "" {
@@ -222,7 +294,9 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
 	defer learned.close()
 	learned.apply(&cfg)
+	steptrace.Mark("setup")
 	res := runner.Run(ctx, cfg)
+	steptrace.Mark("run")
 	learned.record(ctx, res)
 	if out.breaker != nil && guard != nil {
 		out.breaker.Waited = guard.waited
@@ -234,9 +308,11 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	}
 	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
 	return out.finish(ctx, o, plan, cfg, res, outcome, exitcodes.Summary{
-		Succeeded:        res.Stop == runner.Succeeded && !downstreamClosed,
-		Interrupted:      relay.Received(),
-		DeadlineStopped:  res.Stop == runner.Deadline && res.Last().DeadlineHit,
+		Succeeded:   res.Stop == runner.Succeeded && !downstreamClosed,
+		Interrupted: relay.Received(),
+		// The deadline cut the last attempt short, or passed before the
+		// first one could start (nothing ran: no code of the command's).
+		DeadlineStopped:  res.Stop == runner.Deadline && (res.Last().DeadlineHit || len(res.Attempts) == 0),
 		DownstreamClosed: downstreamClosed,
 		// A run that waited for the circuit and gave up before any
 		// attempt ran exits as one refused at once.
@@ -307,12 +383,24 @@ func idempotencyKey(env []string) string {
 	if k := lookupEnv(env, runner.EnvIdempotencyKey); k != "" {
 		return k
 	}
-	return crand.Text()
+	return randomText()
+}
+
+// randomText returns 26 random characters of the RFC 4648 base32
+// alphabet (128 bits), as crypto/rand.Text does.
+func randomText() string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+	b := make([]byte, 26)
+	randomBytes(b)
+	for i := range b {
+		b[i] = alphabet[b[i]%32]
+	}
+	return string(b)
 }
 
 func randomSeed() uint64 {
 	var b [8]byte
-	_, _ = crand.Read(b[:]) // never fails on supported systems
+	randomBytes(b[:])
 	return binary.LittleEndian.Uint64(b[:])
 }
 

@@ -37,6 +37,9 @@ came from.`,
 			if len(argv) == 0 {
 				argv = []string{"COMMAND"}
 			}
+			if *sources == nil {
+				*sources = commandLineSources(c.Flags())
+			}
 			o.sources = *sources
 			plan, err := o.plan(argv, deps.Env)
 			if err != nil {

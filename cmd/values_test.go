@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -131,4 +132,27 @@ func TestFormatSizeReadsBackAsTheSameSize(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, n, back)
 	}
+}
+
+// stringsValue stands in for pflag's StringArray: the same values in the
+// same order, shown the same way (retry plan -v shows them).
+func TestStringsValueKeepsAndShowsValuesAsStringArrayDoes(t *testing.T) {
+	t.Parallel()
+	for _, values := range [][]string{
+		{"a"}, {"a", "b"}, {"a,b", "c"}, {`say "hi"`}, {" leading space"}, {"two\nlines"}, {`\.`}, {""}, {"", "x"},
+	} {
+		var ours, theirs []string
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.Var(stringsValue{&ours}, "ours", "")
+		fs.StringArrayVar(&theirs, "theirs", nil, "")
+		for _, v := range values {
+			require.NoError(t, fs.Set("ours", v))
+			require.NoError(t, fs.Set("theirs", v))
+		}
+		assert.Equal(t, theirs, ours, "%q", values)
+		assert.Equal(t, fs.Lookup("theirs").Value.String(), fs.Lookup("ours").Value.String(), "%q", values)
+		assert.Equal(t, "stringArray", fs.Lookup("ours").Value.Type())
+	}
+	var none []string
+	assert.Empty(t, stringsValue{&none}.String(), "no default shown in usage")
 }

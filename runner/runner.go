@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"retry/exitcodes"
+	"retry/internal/steptrace"
 	"retry/policy"
 )
 
@@ -339,11 +340,13 @@ func Run(ctx context.Context, cfg Config) Result {
 		r.cfg.Starter = Exec{}
 	}
 	defer reapOrphans(r.ours.has)()
+	steptrace.Mark("reaper")
 	var err error
 	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax); err != nil {
 		r.stdin = nullStdin{}
 	}
 	defer r.stdin.close()
+	steptrace.Mark("stdin")
 	res := r.loop(ctx)
 	res.Start = r.start
 	res.Elapsed = time.Since(r.start)
@@ -499,6 +502,7 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 	}
 	last := r.cfg.Policy.Attempts > 0 && n >= r.cfg.Policy.Attempts
 	pipes, err := r.openIO(scan, last)
+	steptrace.Mark("io")
 	if err != nil {
 		out.Err = err
 		out.Exit = exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
@@ -529,7 +533,9 @@ func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemp
 // the process is running. A program that cannot be started is reported in
 // the Exit (126, 127, or 125 for other failures) and the error.
 func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDeadline bool, started func()) (Ended, bool, error) {
+	steptrace.Mark("start")
 	p, err := r.cfg.Starter.Start(ctx, c)
+	steptrace.Mark("started")
 	started()
 	if err != nil {
 		exit := exitcodes.Exit{Start: exitcodes.StartFailed, Code: exitcodes.Usage}
@@ -554,6 +560,7 @@ func (r *run) execute(ctx context.Context, c Command, limit time.Duration, byDea
 		defer detach()
 	}
 	ended, deadlineHit := r.supervise(ctx, p, limit, byDeadline)
+	steptrace.Mark("waited")
 	return ended, deadlineHit, nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -14,7 +16,7 @@ import (
 // AdoptOrphans makes retry the reaper of its orphaned descendants (Linux's
 // child subreaper), so grandchildren whose parent exited are still ours to
 // wait for and to clear away when their attempt ends. While a Run is under
-// way, adopted orphans that exit are reaped at once (see reapOrphans), as
+// way, adopted orphans that exit are reaped (see reapOrphans), as
 // an init process would: retry is often PID 1 in a container.
 //
 // A process that calls it must not start children of its own with Setsid
@@ -24,11 +26,18 @@ func AdoptOrphans() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
 
-// reapOrphans reaps, from now until the returned function is called (and
-// once more then), every adopted orphan that exits: a zombie child of ours
-// that is not one we started (ours reports those by pid) and not the
-// leader of a process group in our session. The processes we start
-// (attempts, hooks, fallbacks) lead their own process group in our
+// reaperDelay is how long a run goes before it starts reaping adopted
+// orphans as they exit. Most runs are over sooner and never pay for the
+// set-up (a signal handler, a goroutine, and the wait for the signal
+// machinery to go idle when it stops); an orphan that exits earlier is a
+// zombie for at most this long, and the first sweep reaps it.
+const reaperDelay = 50 * time.Millisecond
+
+// reapOrphans reaps, from reaperDelay on until the returned function is
+// called (and once more then), every adopted orphan that exits: a zombie
+// child of ours that is not one we started (ours reports those by pid)
+// and not the leader of a process group in our session. The processes we
+// start (attempts, hooks, fallbacks) lead their own process group in our
 // session, and a group leader cannot call setsid, so they are never taken
 // from os/exec's Wait, even before ours knows them. Without it, an orphan
 // that exited would stay a zombie until its attempt ended, or, if it had
@@ -39,12 +48,39 @@ func reapOrphans(ours func(pid int) bool) (stop func()) {
 	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&on)), 0, 0, 0); err != nil || on == 0 {
 		return func() {}
 	}
+	var mu sync.Mutex
+	stopped := false
+	var stopReaping func()
+	later := time.AfterFunc(reaperDelay, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			stopReaping = startReaping(ours)
+		}
+	})
+	return func() {
+		later.Stop()
+		mu.Lock()
+		stopped = true
+		s := stopReaping
+		mu.Unlock()
+		if s != nil {
+			s()
+		}
+		reapZombies(ours)
+	}
+}
+
+// startReaping reaps every adopted orphan that exits from now until the
+// returned function is called, and those that already have.
+func startReaping(ours func(pid int) bool) (stop func()) {
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		reapZombies(ours) // those that exited before we listened
 		for {
 			select {
 			case <-chld:
@@ -58,7 +94,6 @@ func reapOrphans(ours func(pid int) bool) (stop func()) {
 		signal.Stop(chld)
 		close(quit)
 		<-done
-		reapZombies(ours)
 	}
 }
 

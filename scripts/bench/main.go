@@ -5,8 +5,10 @@
 //   - start-up: `retry -- true` against `true`, an empty Go program, the
 //     empty Go program followed by `true`, `sh -c true`, a Go program that
 //     runs `true` with os/exec, and with -deps a program that only
-//     initialises retry's dependencies; median of N interleaved runs each,
-//     and peak RSS;
+//     initialises retry's dependencies, `retry --version`, and with -peer
+//     other retry tools; median of N interleaved runs each, and peak RSS;
+//   - start-up steps (-steps, with a retry built with the steptrace tag):
+//     when each step of `retry -- true` ends, measured from the exec;
 //   - pass-through: 1 GiB through stdout or stderr to a pipe, with and
 //     without 20 output patterns, against the writer writing straight to
 //     the same pipe; MB/s and peak RSS;
@@ -17,7 +19,8 @@
 //
 // Usage, from the module root:
 //
-//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
+//	go run ./scripts/bench -retry /path/to/retry [-deps /path/to/depsonly] [-peer 'NAME=ARGV'...] [-runs 30] [-bytes 1073741824] [-trials 100] [-only startup,passthrough,signals]
+//	go run ./scripts/bench -steps /path/to/retry-built-with-steptrace[,another] [-runs 1000]
 //
 // It prints Markdown tables for docs/benchmarks.md. The helper programs it
 // needs (an empty Go program, a line writer, a signal-receiving child) are
@@ -26,15 +29,18 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,6 +58,9 @@ func main() {
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
 	stream := flag.String("stream", "stdout", "internal: the writer's stream")
 	only := flag.String("only", "startup,passthrough,signals", "the measurements to run, comma-separated")
+	steps := flag.String("steps", "", "retry binaries built with -tags steptrace, comma-separated: time the steps of `retry -- true` over -runs starts each, and nothing else")
+	var peers peerFlags
+	flag.Var(&peers, "peer", "another command to time beside `retry -- true`, as NAME=ARGV (ARGV split at spaces), such as 'recur=/path/to/recur true' (repeatable)")
 	flag.Parse()
 
 	switch *role {
@@ -77,7 +86,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if *retry == "" {
+	if *retry == "" && *steps == "" {
 		fmt.Fprintln(os.Stderr, "bench: -retry PATH is required")
 		os.Exit(2)
 	}
@@ -86,7 +95,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	b := &bench{retry: *retry, self: self, deps: *deps}
+	if *steps != "" {
+		stepTimes(*steps, self, *runs)
+		return
+	}
+	b := &bench{retry: *retry, self: self, deps: *deps, peers: peers}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
 	if slices.Contains(parts, "startup") {
 		b.startup(*runs)
@@ -102,6 +115,26 @@ func main() {
 type bench struct {
 	retry, self string
 	deps        string // the depsonly program, or empty
+	peers       peerFlags
+}
+
+// peer is a command timed beside retry's start.
+type peer struct {
+	name string
+	argv []string
+}
+
+type peerFlags []peer
+
+func (p *peerFlags) String() string { return fmt.Sprint(len(*p)) }
+
+func (p *peerFlags) Set(s string) error {
+	name, argv, ok := strings.Cut(s, "=")
+	if !ok || name == "" || len(strings.Fields(argv)) == 0 {
+		return fmt.Errorf("want NAME=ARGV, such as 'recur=/path/to/recur true'")
+	}
+	*p = append(*p, peer{name, strings.Fields(argv)})
+	return nil
 }
 
 // measured is one run of a command: wall time and peak RSS.
@@ -149,20 +182,31 @@ func (b *bench) startup(runs int) {
 		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
-		{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
-		{"`retry --preset none -- true` (no stderr pipe)", [][]string{{b.retry, "--preset", "none", "--", "true"}}},
 	}
-	if b.deps != "" { // beside retry, just before it
-		last := len(variants) - 1
-		variants = append(variants[:last:last],
+	for _, p := range b.peers {
+		variants = append(variants, variant{p.name, [][]string{p.argv}})
+	}
+	if b.deps != "" {
+		variants = append(variants,
 			variant{"retry's dependencies initialised, no work (`depsonly`)", [][]string{{b.deps}}},
-			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}},
-			variants[last])
+			variant{"`depsonly`, then `true`", [][]string{{b.deps}, {"true"}}})
 	}
+	variants = append(variants,
+		variant{"`retry --version`", [][]string{{b.retry, "--version"}}},
+		variant{"`retry -- true`", [][]string{{b.retry, "--", "true"}}},
+		variant{"`retry --preset none -- true` (no stderr pipe)", [][]string{{b.retry, "--preset", "none", "--", "true"}}})
 	times := make([][]time.Duration, len(variants))
 	rss := make([]int64, len(variants))
+	order := make([]int, len(variants))
+	for v := range order {
+		order[v] = v
+	}
 	for i := 0; i < runs+3; i++ { // interleaved, so load hits all alike; 3 warm-ups
-		for v, vr := range variants {
+		// In a new order each round: the one after a heavy variant starts
+		// on a colder machine.
+		rand.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for _, v := range order {
+			vr := variants[v]
 			var total time.Duration
 			for _, argv := range vr.argvs {
 				m, err := run(argv, nil, io.Discard, io.Discard)
@@ -179,7 +223,7 @@ func (b *bench) startup(runs int) {
 		}
 	}
 	base := median(times[2])
-	fmt.Printf("## Start-up (median of %d interleaved runs)\n\n", runs)
+	fmt.Printf("## Start-up (median of %d interleaved runs, load %s)\n\n", runs, loadAverage())
 	fmt.Println("| command | median | ratio to empty Go + `true` | peak RSS |")
 	fmt.Println("|---|---|---|---|")
 	for v, vr := range variants {
@@ -420,6 +464,120 @@ func child() {
 	fmt.Println("ready")
 	<-ch
 	fmt.Println(time.Now().UnixNano())
+}
+
+// stepTimes starts `retry -- true` runs times with each of the retry
+// binaries given (comma-separated), built with the steptrace tag, and
+// prints when each step ended (the median, measured from just before the
+// exec) and what it cost (the difference of medians), a column pair per
+// binary. The binaries, an empty Go program and one that runs `true`
+// through os/exec (self with a role) take turns, so that load hits all
+// alike.
+func stepTimes(retries, self string, runs int) {
+	bins := strings.Split(retries, ",")
+	at := make([]map[string][]time.Duration, len(bins))
+	exits := make([][]time.Duration, len(bins))
+	var order []string
+	var empty, execTrue []time.Duration
+	for b := range bins {
+		at[b] = map[string][]time.Duration{}
+	}
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	for i := 0; i < runs+3; i++ {
+		e, err1 := run([]string{self, "-role", "empty"}, nil, io.Discard, io.Discard)
+		x, err2 := run([]string{self, "-role", "exec-true"}, nil, io.Discard, io.Discard)
+		if err := errors.Join(err1, err2); err != nil {
+			fail(err)
+		}
+		if i >= 3 {
+			empty, execTrue = append(empty, e.wall), append(execTrue, x.wall)
+		}
+		for b, bin := range bins {
+			c := exec.Command(bin, "--", "true")
+			var stderr strings.Builder
+			c.Stderr = &stderr
+			start := time.Now()
+			if err := c.Run(); err != nil {
+				fail(fmt.Errorf("%s -- true: %w", bin, err))
+			}
+			end := time.Since(start)
+			if i < 3 {
+				continue // warm-ups
+			}
+			exits[b] = append(exits[b], end)
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				f := strings.Fields(l)
+				if len(f) != 3 || f[0] != "steptrace" {
+					continue
+				}
+				ns, err := strconv.ParseInt(f[2], 10, 64)
+				if err != nil {
+					continue
+				}
+				if _, seen := at[b][f[1]]; !seen && !slices.Contains(order, f[1]) {
+					order = append(order, f[1])
+				}
+				at[b][f[1]] = append(at[b][f[1]], time.Unix(0, ns).Sub(start))
+			}
+		}
+	}
+	if len(order) == 0 {
+		fail(fmt.Errorf("%s mark no steps: build them with -tags steptrace", retries))
+	}
+	when := func(name string) time.Duration { // in the first binary that marks it
+		for b := range bins {
+			if d, ok := at[b][name]; ok {
+				return median(d)
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(order, func(i, j int) bool { return when(order[i]) < when(order[j]) })
+	fmt.Printf("## Start-up steps of `retry -- true` (median of %d runs, load %s)\n\n", runs, loadAverage())
+	head, rule := "| step ends |", "|---|"
+	for _, bin := range bins {
+		head += fmt.Sprintf(" %s: at | cost |", filepath.Base(bin))
+		rule += "---|---|"
+	}
+	fmt.Println(head)
+	fmt.Println(rule)
+	prev := make([]time.Duration, len(bins))
+	row := func(name string, t func(b int) (time.Duration, bool)) {
+		line := "| " + name + " |"
+		for b := range bins {
+			m, ok := t(b)
+			if !ok {
+				line += " - | - |"
+				continue
+			}
+			line += fmt.Sprintf(" %s | %s |", m.Round(time.Microsecond), (m - prev[b]).Round(time.Microsecond))
+			prev[b] = m
+		}
+		fmt.Println(line)
+	}
+	for _, name := range order {
+		row(name, func(b int) (time.Duration, bool) {
+			d, ok := at[b][name]
+			if !ok {
+				return 0, false
+			}
+			return median(d), true
+		})
+	}
+	row("exit seen by the harness", func(b int) (time.Duration, bool) { return median(exits[b]), true })
+	fmt.Printf("\nFor reference, in between: an empty Go program exits at %s, a Go program running `true` through os/exec at %s.\n\n",
+		median(empty).Round(time.Microsecond), median(execTrue).Round(time.Microsecond))
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
 }
 
 func memTotal() string {

@@ -48,6 +48,7 @@ import (
 	_ "syscall"
 	_ "text/tabwriter"
 	_ "time"
+	_ "unicode"
 	_ "unicode/utf8"
 )
 
