@@ -67,8 +67,12 @@ func (t *Text) attemptFailed(e *runner.AttemptEnded) {
 	if o.Verdict.Throttled && o.Next.Phase == policy.Slow {
 		phase += ", as the server asked to slow down"
 	}
-	t.printf("attempt %s failed%s: %s; retrying in %s (%s)",
-		count(o.Attempt, e.Max), took, Failure(o), Duration(o.Next.Wait), phase)
+	when := "in " + Duration(o.Next.Wait)
+	if o.Next.Wait <= 0 {
+		when = "at once" // full jitter drew 0: not "in 0s"
+	}
+	t.printf("attempt %s failed%s: %s; retrying %s (%s)",
+		count(o.Attempt, e.Max), took, Failure(o), when, phase)
 }
 
 // Repeats says, once a run, that an attempt that failed had already

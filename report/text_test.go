@@ -172,3 +172,14 @@ func TestTextLeavesAnnotatedEventsToTheAnnotations(t *testing.T) {
 	assert.NotContains(t, annotated.String(), "failed:", "a failure that will be retried is a ::warning")
 	assert.NotContains(t, annotated.String(), "giving up", "giving up is an ::error")
 }
+
+func TestTextSaysAtOnceForAWaitOfZero(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	tx := &Text{W: &b, Program: "curl"}
+	tx.Observe(&runner.AttemptEnded{Max: 3, Outcome: runner.Outcome{Attempt: 1, Exit: exitcodes.Exit{Code: 7},
+		Verdict: exitcodes.Verdict{Class: exitcodes.Transient},
+		Next:    policy.Decision{Retry: true, Phase: policy.Fast}}})
+	assert.Equal(t, "retry: attempt 1/3 failed: exit 7 (transient); retrying at once (fast phase)\n", b.String(),
+		"full jitter drew a wait of 0: not \"retrying in 0s\"")
+}
