@@ -345,15 +345,18 @@ func TestHeldOutFigures(t *testing.T) {
 	}
 	// Floors, not targets: these cases are never tuned on, so the figures
 	// may only be watched for regressions. They are the figures
-	// docs/classification.md reports for this set.
+	// docs/classification.md reports for this set; the goals (90 % of
+	// the terminal cases without a preset, all of those with one) are
+	// not met.
 	assert.GreaterOrEqual(t, percent(sc.transientRight, sc.transient), 95.0, "a held-out transient failure taken as terminal fails a pipeline")
 	assert.GreaterOrEqual(t, sc.terminalRight[1], heldOutFloorWithPreset, "programs with a preset fell below the figure documented")
 	assert.GreaterOrEqual(t, sc.terminalRight[0], heldOutFloorWithoutPreset, "programs without a preset fell below the figure documented")
 }
 
-// The held-out terminal cases judged terminal when the set was first
-// scored, with the rules as they were (docs/classification.md).
+// The held-out terminal cases judged terminal when the set was scored
+// after the tuning (docs/classification.md): 40 of 61 without a preset
+// (39 at the first scoring), 8 of 9 with one.
 const (
-	heldOutFloorWithoutPreset = 39 // of 61
-	heldOutFloorWithPreset    = 8  // of 9
+	heldOutFloorWithoutPreset = 40
+	heldOutFloorWithPreset    = 8
 )

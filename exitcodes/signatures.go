@@ -66,17 +66,21 @@ const (
 // error: 404", the "METHOD URL: 404 message" of Go API clients (doctl,
 // go-github), "request failed: 401" and the "[409] Conflict" of pulumi.
 func httpForms(codes string) string {
-	return `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` + codes + `\b` +
-		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` + codes + `\b` +
+	// The forms that end just before the code share one copy of it: a
+	// regexp small enough for the backtracking matcher, which runs far
+	// faster than the automaton larger ones need.
+	before := `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` +
+		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` +
+		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` +
+		`|\bHTTPError:? ` +
+		`|[a-z](?:Exception|Error): ` +
+		`|returned error: ` +
+		`|\bresponse (?:code|status) ` +
+		`|https?://\S+: ` +
+		`|\b[Ff]ailed: `
+	return `(?:` + before + `)` + codes + `\b` +
 		`|\b` + codes + ` (?:Client|Server) Error\b` +
-		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` + codes + `\b` +
 		`|\bError ` + codes + `:` +
-		`|\bHTTPError:? ` + codes + `\b` +
-		`|[a-z](?:Exception|Error): ` + codes + `\b` +
-		`|returned error: ` + codes + `\b` +
-		`|\bresponse (?:code|status) ` + codes + `\b` +
-		`|https?://\S+: ` + codes + `\b` +
-		`|\b[Ff]ailed: ` + codes + `\b` +
 		`|\[` + codes + `\](?: |$)`
 }
 
@@ -97,8 +101,10 @@ func httpPhrase(codes, phrases string) string {
 func signatureTable() []sigDef {
 	return []sigDef{
 		// Terminal, whatever else was printed.
-		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError|[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate not trusted", nil},
-		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired|security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "credentials missing or refused", nil},
+		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", nil},
+		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
+		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError`, "a module or class the program needs is missing", nil},
 
 		// Transient.
