@@ -70,6 +70,13 @@ func FuzzClassify(f *testing.F) {
 	f.Add(1, uint8(0), false, uint8(0), []byte("Exception in thread \"main\" java.lang.RuntimeException: x\nCaused by: java.net.ConnectException: Connection refused"))
 	f.Add(2, uint8(0), false, uint8(0), []byte("psql: error: connection to server at \"db\" failed: FATAL:  password authentication failed for user \"app\""))
 	f.Add(4, uint8(0), false, uint8(0), []byte("fatal: [web1]: UNREACHABLE! => {\"msg\": \"Connection timed out\"}"))
+	// Forms the signatures learnt from the first held-out set: a Go API
+	// client's "URL: status", pulumi's "[409] Conflict", an error chain
+	// ending in ": not found", a hint to log in.
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error: GET https://api.digitalocean.com/v2/droplets?page=1&per_page=200: 401 (request \"f3c2\") Unable to authenticate you"))
+	f.Add(255, uint8(0), false, uint8(0), []byte("error: [409] Conflict: Another update is currently in progress.\nerror: [503] "))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error: failed to resolve v2: ghcr.io/org/artifact:v2: not found\nFatal: wrong password or no key found"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR: Please run 'az login' to setup account.\nhttp://x: 503 (Service Unavailable)"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

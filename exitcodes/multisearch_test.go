@@ -67,7 +67,8 @@ func TestMayMatchNeverRulesOutALineThatMatches(t *testing.T) {
 
 func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x",
-		"HTTP 404: Not Found", "status code: 401", "RATE LIMIT exceeded", "Toomanyrequests: Rate exceeded", "ModuleNotFoundError: No module named 'x'", "ta\u212Aen"} {
+		"HTTP 404: Not Found", "status code: 401", "RATE LIMIT exceeded", "Toomanyrequests: Rate exceeded", "ModuleNotFoundError: No module named 'x'", "ta\u212Aen",
+		"GET https://api.example.com/v2/x: 401 (request \"f3c2\")", "error: [409] Conflict", "ref:v2: not found", "Please run 'az login'"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})

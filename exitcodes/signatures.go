@@ -63,17 +63,37 @@ const (
 // each anchored on the words around the code: "HTTP 404", "HTTP/1.1 404",
 // "HTTP Error 404", "status code: 401", "StatusCode: 403", "status=404",
 // "403 Client Error", "code=404", "googleapi: Error 404:", "returned
-// error: 404".
+// error: 404", the "METHOD URL: 404 message" of Go API clients (doctl,
+// go-github), "request failed: 401" and the "[409] Conflict" of pulumi.
 func httpForms(codes string) string {
-	return `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` + codes + `\b` +
-		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` + codes + `\b` +
+	// The forms that end just before the code share one copy of it: a
+	// regexp small enough for the backtracking matcher, which runs far
+	// faster than the automaton larger ones need.
+	before := `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` +
+		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` +
+		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` +
+		`|\bHTTPError:? ` +
+		`|[a-z](?:Exception|Error): ` +
+		`|returned error: ` +
+		`|\bresponse (?:code|status) ` +
+		`|https?://\S+: ` +
+		`|\b[Ff]ailed: `
+	return `(?:` + before + `)` + codes + `\b` +
 		`|\b` + codes + ` (?:Client|Server) Error\b` +
-		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` + codes + `\b` +
 		`|\bError ` + codes + `:` +
-		`|\bHTTPError:? ` + codes + `\b` +
-		`|[a-z](?:Exception|Error): ` + codes + `\b` +
-		`|returned error: ` + codes + `\b` +
-		`|\bresponse (?:code|status) ` + codes + `\b`
+		`|\[` + codes + `\](?: |$)`
+}
+
+// HTTP reason phrases, for a status written with its phrase: "404 Not
+// Found", "404: Not Found", "[404] Not Found", "404 (Not Found)".
+const (
+	sigPhraseStop  = `(?:Bad Request|Unauthorized|Forbidden|Not Found|Method Not Allowed|Conflict|Gone|Unprocessable Entity)`
+	sigPhraseRetry = `(?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)`
+)
+
+// httpPhrase returns the forms of a status followed by its reason phrase.
+func httpPhrase(codes, phrases string) string {
+	return `\b` + codes + `\]?:? ` + phrases + `\b|\b` + codes + ` \(` + phrases + `\)`
 }
 
 // signatureTable returns the signatures, in the order `retry presets
@@ -82,7 +102,9 @@ func signatureTable() []sigDef {
 	return []sigDef{
 		// Terminal, whatever else was printed.
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", nil},
-		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
+		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError`, "a module or class the program needs is missing", nil},
 
 		// Transient.
@@ -90,19 +112,20 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould not resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError`, "name resolution failed", nil},
 		{sigRetry, `i/o timeout|TLS handshake timeout|[Hh]andshake timed out|[Dd]eadline exceeded|DEADLINE_EXCEEDED|Client\.Timeout exceeded|[Tt]imed out|[Tt]imeout (?:exceeded|expired|reached|waiting)|SocketTimeoutException|ReadTimeout|ConnectTimeout|TimeoutError|socket\.timeout`, "a timeout", nil},
 		{sigRetry, `(?:ConnectException|SocketException|NoRouteToHostException|HttpRetryException|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|BrokenPipeError|NewConnectionError|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|ProtocolError)\b|requests\.exceptions\.ConnectionError|Max retries exceeded with url`, "a runtime's network exception", nil},
-		{sigRetry, httpForms(sigHTTPRetry) + `|\b(?:429 Too Many Requests|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b|\b(?:429|50[0234]) \((?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\)`, "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
+		{sigRetry, httpForms(sigHTTPRetry) + `|` + httpPhrase(sigHTTPRetry, sigPhraseRetry), "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
 		{sigRetry, `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b`, "gRPC: unavailable, deadline exceeded, exhausted or aborted", nil},
 		{sigRetry, `[Rr]ate[ -]?[Ll]imit|RATE_LIMIT|[Tt]hrottl|THROTTL|[Tt]oo [Mm]any [Rr]equests|TOO_MANY_REQUESTS|SlowDown|[Ss]low down`, "rate limited", nil},
 		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only`, "the service is unavailable for now", nil},
 		{sigRetry, `database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|[Tt]oo many connections|[Dd]eadlock (?:found|detected)|could not serialize access|[Ll]ock wait timeout|MySQL server has gone away|Lost connection to (?:MySQL|server)|Can't connect to (?:local )?MySQL server|could not connect to server|[Ii]s the (?:server|[Dd]ocker daemon) running|remaining connection slots are reserved`, "the database is not ready or busy", nil},
 
 		// Terminal unless something transient was printed too.
-		{sigStop, httpForms(sigHTTPStop) + `|\b(?:400 Bad Request|401 Unauthorized|403 Forbidden|404 Not Found|405 Method Not Allowed|409 Conflict|410 Gone|422 Unprocessable Entity)\b|\b(?:400|401|403|404|409|410|422) \((?:Bad Request|Unauthorized|Forbidden|Not Found|Conflict|Gone|Unprocessable Entity)\)`, "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},
+		{sigStop, httpForms(sigHTTPStop) + `|` + httpPhrase(sigHTTPStop, sigPhraseStop), "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},
 		{sigStop, `code = (?:PermissionDenied|Unauthenticated|NotFound|InvalidArgument|AlreadyExists|Unimplemented|OutOfRange)\b`, "gRPC: refused, not found or invalid", nil},
-		{sigStop, `(?:must|need to) be (?:authenticated|logged in)|[Nn]ot authenticated|\b[Uu]nauthorized\b|\bUNAUTHENTICATED\b|\bPERMISSION_DENIED\b|\b[Nn]ot authorized\b|\b[Aa]ccess [Dd]enied\b|\b[Aa]ccess [Ff]orbidden\b|\bForbidden\b|[Pp]ermission denied|[Aa]uthentication required|[Nn]ot logged in|must be logged in|[Aa]uthorization failed|AuthorizationFailed|AccessDenied`, "authentication or authorization refused", nil},
-		{sigStop, `[Nn]o such package|[Nn]o matching version|[Nn]o matching distribution|[Cc]ould not find artifact|[Mm]odule not found|[Pp]ackage not found|[Cc]ould not find a version that satisfies|[Uu]nable to find a match|[Nn]o package .* available|[Nn]o match for argument|[Cc]ould not find gem|[Cc]ould not find (?:a )?(?:package|module|crate)|[Nn]o (?:matching )?package named|not found in (?:the )?(?:registry|repository|index)|[Mm]anifest unknown|[Uu]nknown revision|[Ii]nvalid version|\bdoes not exist\b|[Cc]ould not be found|\bwas not found\b|\b[Nn]ot found: |[Rr]epository not found|\b(?:[Pp]roject|[Rr]elease|[Pp]ackage|[Aa]rtifact|[Ii]mage|[Bb]ucket|[Oo]bject|[Rr]esource|[Mm]odule|[Cc]hart|[Tt]ag|[Vv]ersion|[Bb]ranch|[Uu]ser|[Oo]rganization|[Ww]orkspace|[Ss]ecret|[Tt]able|[Dd]atabase|[Nn]amespace|[Aa]pp|[Aa]pplication|[Cc]ollection|[Ff]ormula|[Cc]rate|[Gg]em) not found\b|(?:\b|[a-z])NotFound\b|\bNOT_FOUND\b|[Nn]o such (?:bucket|key|image|container|object|repository|remote|table)`, "no such package, version, artifact or object", nil},
+		{sigStop, `(?:must|need to) be (?:authenticated|logged in)|[Nn]ot authenticated|\b[Uu]nauthorized\b|\bUNAUTHENTICATED\b|\bPERMISSION_DENIED\b|\b[Nn]ot authorized\b|\b[Aa]ccess [Dd]enied\b|\b[Aa]ccess [Ff]orbidden\b|\bForbidden\b|\bis forbidden\b|[Pp]ermission denied|[Aa]uthentication required|[Aa]uthentication error\b|[Nn]ot logged in|must be logged in|[Aa]uthorization failed|AuthorizationFailed|AccessDenied|(?:[Rr]un|[Uu]se|[Tt]ry)[ \t]+['"\x60]?[\w.-]+(?: auth)? login\b`, "authentication or authorization refused", nil},
+		{sigStop, `[Nn]o such package|[Nn]o matching version|[Nn]o matching distribution|[Cc]ould not find artifact|[Mm]odule not found|[Pp]ackage not found|[Cc]ould not find a version that satisfies|[Uu]nable to find a match|[Nn]o package .* available|[Nn]o match for argument|[Cc]ould not find gem|[Cc]ould not find (?:a )?(?:package|module|crate)|[Nn]o (?:matching )?package named|not found in (?:the )?(?:registry|repository|index)|[Mm]anifest unknown|[Uu]nknown revision|[Ii]nvalid version|\bdoes not exist\b|[Cc]ould not be found|\bwas not found\b|\b[Nn]ot found: |[Rr]epository not found|\b(?:[Pp]roject|[Rr]elease|[Pp]ackage|[Aa]rtifact|[Ii]mage|[Bb]ucket|[Oo]bject|[Rr]esource|[Mm]odule|[Cc]hart|[Tt]ag|[Vv]ersion|[Bb]ranch|[Uu]ser|[Oo]rganization|[Ww]orkspace|[Ss]ecret|[Tt]able|[Dd]atabase|[Nn]amespace|[Aa]pp|[Dd]irectory|[Aa]pplication|[Cc]ollection|[Ff]ormula|[Cc]rate|[Gg]em) not found\b|(?:\b|[a-z])NotFound\b|\bNOT_FOUND\b|[Nn]o such (?:bucket|key|image|container|object|repository|remote|table)|: not found\.?$`, "no such package, version, artifact or object", nil},
+		{sigStop, `[Nn]o space left on device|\bENOSPC\b`, "no space left on the device", nil},
 		{sigStop, `SyntaxError: |IndentationError: |TabError: |NameError: |\berror\[E[0-9]{4}\]|[Cc]ould not compile|COMPILATION ERROR|[Cc]ompilation failed|\berror (?:CS|TS|FS|BC)[0-9]{4}:|cannot find symbol|undefined reference to|[Ss]yntax error`, "compile, syntax or parse error", nil},
-		{sigStop, `[Uu]nknown (?:command|subcommand|option|flag|shorthand flag|argument)|[Uu]nrecognized (?:option|arguments?|command)|[Ii]nvalid (?:option|choice)|[Nn]o such (?:option|command|subcommand)|flag provided but not defined|the following arguments are required|unexpected argument|[Uu]nknown lifecycle phase|: command not found|is not a [a-z-]+ command|[Uu]nknown (?:key|field|property)\b|^[Uu]sage: [\w./-]+ (?:\[|<|-{1,2}\w|[A-Z]+\b)`, "usage error: unknown command or option", nil},
+		{sigStop, `[Uu]nknown (?:command|subcommand|option|flag|shorthand flag|argument)|[Uu]nrecognized (?:option|arguments?|command)|[Ii]nvalid (?:option|choice)|[Nn]o such (?:option|command|subcommand)|flag provided but not defined|the following arguments are required|required arguments were not provided|required flag\(s\) .* not set|Error: Missing (?:option|argument) ['"]|unexpected argument|[Uu]nknown lifecycle phase|: command not found|is not a [a-z-]+ command|[Uu]nknown (?:key|field|property)\b|no configuration has been provided|^[Uu]sage: [\w./-]+ (?:\[|<|-{1,2}\w|[A-Z]+\b)`, "usage error: unknown command or option", nil},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
