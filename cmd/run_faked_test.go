@@ -326,3 +326,44 @@ func TestArgvIsShownOnlyWithVerbose(t *testing.T) {
 		assert.Regexp(t, `attempt 1/2 failed after \S+: exit 1`, r.stderr)
 	})
 }
+
+// A circuit opened by failing runs stops the next run before it starts
+// anything: exit 75, one line; a fallback then runs instead, and its code
+// is retry's.
+func TestOpenCircuitExits75OrRunsTheFallback(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		state := t.TempDir()
+		failing := []string{"--breaker", "db", "--state", state, "--breaker-min-span", "0", "-n", "3", "--"}
+		f := fake(exits(7))
+		r := runFaked(t, f, nil, append(failing, "prog")...)
+		assert.Equal(t, 7, r.code, r.stderr)
+		assert.Len(t, f.commands(), 3)
+		r = runFaked(t, f, nil, append(failing, "prog")...)
+		assert.Len(t, f.commands(), 5, "the fifth failure opened the circuit: no third attempt")
+		assert.Contains(t, r.stderr, `circuit "db" is open (5 of 5 attempts failed in the last 1m0s)`)
+
+		f = fake(exits(0))
+		r = runFaked(t, f, nil, "--breaker", "db", "--state", state, "--", "prog")
+		assert.Equal(t, 75, r.code, "EX_TEMPFAIL while the circuit is open")
+		assert.Empty(t, f.commands(), "the command is not run at all")
+		assert.Regexp(t, `^retry: circuit "db" is open \(5 of 5 attempts failed in the last 1m0s\); next probe in \d+s\n$`, r.stderr)
+
+		f = fake(exits(3))
+		r = runFaked(t, f, nil, "--breaker", "db", "--state", state, "--fallback", "echo from cache; exit 3", "--", "prog")
+		assert.Equal(t, 3, r.code, "the fallback's exit code becomes retry's")
+		require.Len(t, f.commands(), 1, "only the fallback ran")
+		assert.Equal(t, []string{"/bin/sh", "-c", "echo from cache; exit 3"}, f.commands()[0].Args)
+	})
+}
+
+// When retry gives up, --fallback runs once, and its exit code is retry's.
+func TestFallbackRunsOnceAfterGivingUp(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		f := fake(exits(1), exits(1), exits(0))
+		r := runFaked(t, f, nil, "-n", "2", "--fallback", "use-cache", "--", "prog")
+		assert.Equal(t, 0, r.code, r.stderr)
+		got := f.commands()
+		require.Len(t, got, 3)
+		assert.Equal(t, []string{"/bin/sh", "-c", "use-cache"}, got[2].Args)
+	})
+}
