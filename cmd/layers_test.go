@@ -231,6 +231,10 @@ attempts = 6
 		assert.Len(t, f.commands(), 1, "the policy's retry-if is an allow-list: an unmatched failure is terminal")
 		assert.Contains(t, r.stderr, "(terminal")
 
+		f = fake(fakeAttempt{code: 1, stderr: "connection reset\n"})
+		r = runFaked(t, f, nil, "-p", "p", "--", "prog")
+		assert.Contains(t, r.stderr, `--retry-if "connection reset"`, "the line names the policy's rule")
+
 		f = fake(exits(1))
 		r = runFaked(t, f, []string{"RETRY_OPTS=-n 2 -q"}, "--", "prog")
 		assert.Len(t, r.lines(), 1, "-q from RETRY_OPTS: %s", r.stderr)

@@ -40,7 +40,7 @@ func TestExitCodeAndLinesOfEachWayARunEnds(t *testing.T) {
 		lines    []string
 	}{
 		{
-			name: "success at once says nothing", script: []fakeAttempt{exits(0)},
+			name: "success at once says nothing", script: []fakeAttempt{{stdout: "hello\n"}},
 			code: 0, attempts: 1,
 		},
 		{
@@ -120,6 +120,11 @@ func TestExitCodeAndLinesOfEachWayARunEnds(t *testing.T) {
 				r := runFaked(t, f, nil, append(tc.args, "--", "prog")...)
 				assert.Equal(t, tc.code, r.code, r.stderr)
 				assert.Len(t, f.commands(), tc.attempts, r.stderr)
+				for _, a := range tc.script {
+					if a.stdout != "" {
+						assert.Equal(t, a.stdout, r.stdout, "the attempt's stdout passes through")
+					}
+				}
 				switch {
 				case tc.lines != nil:
 					assert.Equal(t, tc.lines, r.lines())

@@ -60,7 +60,16 @@ func TestBadInputIsRefusedInOneLineNamingTheFlagAndNothingRuns(t *testing.T) {
 		{"shell without a string", []string{"--shell"}, "retry: --shell: needs -c STRING"},
 		{"timeout key without auto", []string{"--timeout-key", "k"}, `retry: --timeout-key: "k": only applies with --timeout auto`},
 		{"delay above its cap on one layer", []string{"--fast-delay", "1s", "--fast-max", "100ms"}, "retry: --fast-delay: 1s is above --fast-max 100ms, both from the command line"},
-		{"no such policy", []string{"-p", "nosuch"}, `retry: --policy: "nosuch": no such policy; known: `},
+		{"no such policy", []string{"-p", "nosuch"}, `retry: --policy: "nosuch": no such policy; known: default, interactive, patient (policies live in .retry.toml or ~/.config/retry/config.toml)`},
+		{"repeat count too large", []string{"--retry-if", "a{1001}"}, `retry: --retry-if: "a{1001}": invalid repeat count`},
+		{"nesting too deep", []string{"--retry-if", strings.Repeat("(", 5000)}, `retry: --retry-if: "((((`},
+		{"escape Go's regexp lacks", []string{"--retry-if", `\C`}, `retry: --retry-if: "\\C": invalid escape sequence`},
+		{"unknown signal in an exit list", []string{"--retry-on-exit", "SIGNOPE"}, `retry: --retry-on-exit: "SIGNOPE": `},
+		{"signal number 0", []string{"--signal", "0"}, `retry: --signal: "0": signal number 0 out of range`},
+		{"empty signal", []string{"--signal", ""}, `retry: --signal: "": unknown signal`},
+		{"signal with a line feed", []string{"--signal", "SIGTERM\n"}, `retry: --signal: "SIGTERM\n": unknown signal`},
+		{"duration out of range", []string{"--deadline", "1e999"}, `retry: --deadline: "1e999": not a duration`},
+		{"zero state timeout", []string{"--state-timeout", "0"}, `retry: --state-timeout: "0s": want a duration above 0`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -77,6 +86,15 @@ func TestBadInputIsRefusedInOneLineNamingTheFlagAndNothingRuns(t *testing.T) {
 			assert.Empty(t, r.stdout)
 		})
 	}
+}
+
+// A subcommand's bad flag value is refused the same way.
+func TestBadStateStoreOfASubcommandIsRefusedNamingTheFlag(t *testing.T) {
+	t.Parallel()
+	r := runFaked(t, fake(exits(0)), nil, "breaker", "list", "--state", "memcache://h:1")
+	assert.Equal(t, 125, r.code)
+	assert.True(t, strings.HasPrefix(r.stderr, `retry: --state: "memcache://h:1": state store`), r.stderr)
+	assert.Len(t, r.lines(), 1)
 }
 
 // The command is missing, or given twice, or its -c string cannot be
@@ -124,6 +142,8 @@ func TestCommandStringBecomesTheArgvOfEveryAttempt(t *testing.T) {
 		{nil, []string{"--shell", "-c", "a | b"}, []string{"/bin/sh", "-c", "a | b"}},
 		{nil, []string{"-n", "1", "printf", "%s", "-q", "-n"}, []string{"printf", "%s", "-q", "-n"}},
 		{nil, []string{"--", "-n"}, []string{"-n"}},
+		{nil, []string{"-c", "echo " + strings.Repeat("x", 100_000)}, []string{"echo", strings.Repeat("x", 100_000)}},
+		{[]string{"HOME=/home/someone", "GREETING=hello world"}, []string{"-c", `printf '[%s]' $GREETING "$GREETING" '$HOME' ~/x`}, []string{"printf", "[%s]", "hello", "world", "hello world", "$HOME", "/home/someone/x"}},
 	} {
 		f := fake(exits(0))
 		r := runFaked(t, f, tc.env, append([]string{"-n", "2"}, tc.args...)...)
