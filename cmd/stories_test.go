@@ -7,6 +7,8 @@ package cmd
 // bubbleReady).
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -213,4 +215,27 @@ func TestSubcommandShadowsAProgramUnlessDashDashComesFirst(t *testing.T) {
 	assert.Equal(t, 0, r.code, r.stderr)
 	require.Len(t, f.commands(), 1, "after --, version is a program to run")
 	assert.Equal(t, []string{"version"}, f.commands()[0].Args)
+}
+
+// A program that cannot be run, as the real Starter finds it (no process
+// starts), makes one attempt: 127 not found, 126 not executable.
+func TestProgramThatCannotRunMakesOneAttempt(t *testing.T) {
+	t.Parallel()
+	notExec := filepath.Join(t.TempDir(), "script")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\nexit 0\n"), 0o644))
+	for _, tc := range []struct {
+		program string
+		code    int
+		says    string
+	}{
+		{"no-such-program-retry-test", 127, `"no-such-program-retry-test": executable file not found in $PATH (exit 127, terminal)`},
+		{notExec, 126, "permission denied (exit 126, terminal)"},
+	} {
+		r := runMain(t, nil, "--", tc.program)
+		assert.Equal(t, tc.code, r.code, r.stderr)
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		require.Len(t, lines, 1, "one attempt, one give-up line")
+		assert.Contains(t, lines[0], "after 1 attempt in")
+		assert.Contains(t, lines[0], tc.says)
+	}
 }
