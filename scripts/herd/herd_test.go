@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"retry/internal/slowtest"
 	"retry/internal/testbin"
 )
 
@@ -32,9 +33,7 @@ func TestMain(m *testing.M) { testbin.Main(&retryBin, m.Run) }
 // scenario's result, its policies' runs by name and its stdout.
 func quickRun(t *testing.T, args ...string) (scenarioResult, map[string]policyRun, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real processes for tens of seconds")
-	}
+	slowtest.Only(t, "runs real processes for tens of seconds")
 	out := t.TempDir()
 	o, err := parseOptions(append([]string{"-retry", retryBin, "-quick", "-out", out}, args...), io.Discard)
 	require.NoError(t, err)
