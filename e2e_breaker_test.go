@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 func TestCircuitOpensAcrossRunsAndStopsTheTraffic(t *testing.T) {
@@ -92,6 +94,7 @@ func TestBrokenStateStoreDegradesToNoBreakerWithAWarning(t *testing.T) {
 }
 
 func TestBreakerKeepsAnOutageFromBeingHammered(t *testing.T) {
+	slowtest.Only(t, "an outage of several seconds")
 	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl is not installed")

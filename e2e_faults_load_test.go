@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 // longTests reports whether RETRY_LONG_TESTS asks for the full sizes.
@@ -79,6 +81,7 @@ func assertStateDirTidy(t *testing.T, state string) {
 }
 
 func TestBackToBackRunsShareOneBreakerWithoutLosingUpdates(t *testing.T) {
+	slowtest.Only(t, "100 runs one after another")
 	t.Parallel()
 	runs := 100
 	if longTests() {
@@ -103,6 +106,7 @@ func TestBackToBackRunsShareOneBreakerWithoutLosingUpdates(t *testing.T) {
 }
 
 func TestConcurrentRunsShareOneBreakerWithoutLosingUpdates(t *testing.T) {
+	slowtest.Only(t, "64 concurrent runs")
 	t.Parallel()
 	const workers = 64
 	duration := 10 * time.Second
@@ -194,6 +198,7 @@ func TestALongRunLeaksNoDescriptorsOrTemporaryFiles(t *testing.T) {
 }
 
 func TestTwoHundredRunsAtOnceAllKeepTheBreaker(t *testing.T) {
+	slowtest.Only(t, "200 concurrent runs")
 	t.Parallel()
 	// A burst of cron jobs at the top of a minute: 200 runs of one key
 	// start at once on a small machine. None may skip the breaker (with

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 func TestSignalledChildThatIgnoresSIGTERMIsKilledWhenTheGracePeriodEnds(t *testing.T) {
@@ -203,6 +205,7 @@ func TestWhatASuccessfulAttemptLeftRunningIsLeftAlone(t *testing.T) {
 // pseudo-terminal of retry's: a service left running by a successful
 // attempt keeps writing to the real terminal after retry has exited.
 func TestServiceLeftRunningKeepsWritingToTheTerminal(t *testing.T) {
+	slowtest.Only(t, "waits up to 5 s for the terminal")
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	script := `sh -c 'echo $$ > "$0"; while :; do echo tock >&2; sleep 0.02; done' "$0" & ` +

@@ -26,6 +26,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 // stormSignals are the signals a storm is made of.
@@ -223,6 +225,7 @@ func TestSignalsIgnoredAtStartStayIgnoredForRetryAndTheAttempt(t *testing.T) {
 // signal.Ignore, which marks a signal unhandled before it installs SIG_IGN,
 // and a signal landing in between took its default action.
 func TestSignalStormWhileRetryExitsNeverKillsIt(t *testing.T) {
+	slowtest.Only(t, "500 runs under signal storms")
 	t.Parallel()
 	runs := 500
 	if os.Getenv("RETRY_LONG_TESTS") != "" {

@@ -23,6 +23,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 const storeWarning = "retry: warning: state store unavailable"
@@ -344,6 +346,7 @@ func slowProxy(t *testing.T, addr string, delay time.Duration) string {
 }
 
 func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
+	slowtest.Only(t, "a slow Redis proxy, several seconds")
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string

@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"retry/internal/slowtest"
 )
 
 // outputFlags are the two flags that write a file when the run ends, and
@@ -192,6 +194,7 @@ func TestDashMeansStandardErrorNotAFileNamedDash(t *testing.T) {
 }
 
 func TestFIFOWithoutAReaderCostsSecondsAndAWarningNotAHang(t *testing.T) {
+	slowtest.Only(t, "waits out the 2 s FIFO bound twice")
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "out")

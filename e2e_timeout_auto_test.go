@@ -20,6 +20,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/slowtest"
 )
 
 // autoRun is one run of retry with --timeout auto, as its report says.
@@ -90,6 +92,7 @@ func inParallel(n, width int, run func(i int) autoRun) []autoRun {
 const hangOrSleep = `[ "$HANG" = 1 ] && [ "$RETRY_ATTEMPT" = 1 ] && exec sleep 600; exec sleep "$D"`
 
 func TestTimeoutAutoGoalHungFirstAttemptsAreCutAndNormalRunsNeverTimeOut(t *testing.T) {
+	slowtest.Only(t, "130 runs of a 100-300ms command, about 16 s")
 	t.Parallel()
 	state, reports := t.TempDir(), t.TempDir()
 	rnd := rand.New(rand.NewPCG(18, 2))
@@ -156,6 +159,7 @@ func TestTimeoutAutoGoalHungFirstAttemptsAreCutAndNormalRunsNeverTimeOut(t *test
 }
 
 func TestTimeoutAutoGoalACommandThatGetsTwiceAsSlowIsNeverFailed(t *testing.T) {
+	slowtest.Only(t, "70 runs of a 350-700ms command, about 30 s")
 	t.Parallel()
 	state, reports := t.TempDir(), t.TempDir()
 	// 350ms puts 3 × p99 above the 1s floor, so the learned limit is what
