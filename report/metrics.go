@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"retry/internal/statefile"
 )
 
 // The metrics a MetricsFile keeps, each labelled name="…".
@@ -52,6 +54,7 @@ const DefaultLockWait = 5 * time.Second
 // file: a run updates its own series and keeps everything else in the file.
 //
 // Writers take turns: Write holds an exclusive flock(2) on Path+".lock"
+// (see statefile.Lock)
 // while it reads, updates and replaces the file, so concurrent runs never
 // lose each other's counts. The lock file is left in place (its name does
 // not end in .prom, so the collector ignores it). The file is replaced
@@ -110,7 +113,7 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	unlock, err := lockFile(ctx, m.Path+".lock", wait)
+	unlock, err := statefile.Lock(ctx, m.Path+".lock", 0o644, wait)
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
@@ -121,7 +124,7 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	m.add(families, e)
-	if err := writeFileAtomic(m.Path, appendExposition(nil, families), 0o644); err != nil {
+	if err := statefile.Replace(m.Path, appendExposition(nil, families), 0o644); err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	return warning, nil

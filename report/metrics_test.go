@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -15,6 +14,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/statefile"
 )
 
 // parseMetrics reads path as node_exporter would.
@@ -239,24 +240,28 @@ func TestConcurrentMetricsWritersLoseNoCount(t *testing.T) {
 func TestMetricsWriterWaitsForTheLockOnlyAsLongAsItMay(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
-	holder, err := lockFile(context.Background(), path+".lock", time.Second)
+	holder, err := statefile.Lock(context.Background(), path+".lock", 0o644, time.Second)
 	require.NoError(t, err)
 	defer holder()
 
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		m := &MetricsFile{Path: path, Name: "curl", LockWait: 2 * time.Second}
-		_, err := m.Write(context.Background(), endings()["success after a retry"])
-		assert.ErrorContains(t, err, "still held by another process after 2s")
-		assert.Equal(t, 2*time.Second, time.Since(start), "in virtual time")
+	start := time.Now()
+	m := &MetricsFile{Path: path, Name: "curl", LockWait: 200 * time.Millisecond}
+	_, err = m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "still held by another process after 200ms")
+	elapsed := time.Since(start)
+	assert.GreaterOrEqual(t, elapsed, 200*time.Millisecond)
+	assert.Less(t, elapsed, 5*time.Second)
 
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		start = time.Now()
-		_, err = m.Write(ctx, endings()["success after a retry"])
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 300*time.Millisecond, time.Since(start), "cancellation ends the wait at once")
-	})
+	ctx, cancel := context.WithCancel(context.Background())
+	m.LockWait = time.Minute
+	go func() {
+		time.Sleep(100 * time.Millisecond) // the writer is waiting, or about to
+		cancel()
+	}()
+	start = time.Now()
+	_, err = m.Write(ctx, endings()["success after a retry"])
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 10*time.Second, "cancellation ends the wait, not the minute")
 	_, err = os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written without the lock")
 }
@@ -264,20 +269,38 @@ func TestMetricsWriterWaitsForTheLockOnlyAsLongAsItMay(t *testing.T) {
 func TestMetricsWriterTakesTheLockOnceItIsFree(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
-	synctest.Test(t, func(t *testing.T) {
-		holder, err := lockFile(context.Background(), path+".lock", time.Second)
+	holder, err := statefile.Lock(context.Background(), path+".lock", 0o644, time.Second)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		m := &MetricsFile{Path: path, Name: "curl", LockWait: time.Minute}
+		_, err := m.Write(context.Background(), endings()["success after a retry"])
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("wrote while the lock was held: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	holder()
+	select {
+	case err := <-done:
 		require.NoError(t, err)
-		go func() {
-			time.Sleep(time.Second) // virtual time: the other writer holds the lock for 1s
-			holder()
-		}()
-		start := time.Now()
-		m := &MetricsFile{Path: path, Name: "curl"}
-		_, err = m.Write(context.Background(), endings()["success after a retry"])
-		require.NoError(t, err)
-		elapsed := time.Since(start)
-		assert.GreaterOrEqual(t, elapsed, time.Second)
-		assert.Less(t, elapsed, time.Second+2*lockPollInterval)
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not take the freed lock")
+	}
 	assert.Equal(t, 2.0, value(t, parseMetrics(t, path), "retry_attempts_total", "name", "curl"))
+}
+
+func TestMetricsLockFileThatIsASymlinkIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "retry.prom")
+	planted := filepath.Join(dir, "planted")
+	require.NoError(t, os.Symlink(planted, path+".lock"))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "is a symlink; refusing to follow it")
+	assert.NoFileExists(t, planted, "nothing is created through a link planted in a shared directory")
+	assert.NoFileExists(t, path)
 }
