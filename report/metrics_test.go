@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,41 +133,105 @@ func TestMetricsFileSharedByTwoNamesKeepsEachNamesSeries(t *testing.T) {
 	assert.Len(t, families["retry_runs_total"].Metric, 2*len(Outcomes()))
 }
 
-func TestMetricsFileKeepsOtherMetricsInTheFile(t *testing.T) {
+func TestMetricsFileOfAnEarlierReleaseCarriesItsCountersOn(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	require.NoError(t, os.WriteFile(path, beforeState(t), 0o644))
+	writeRun(t, path, "curl", endings()["success after a retry"])
+	families := parseMetrics(t, path)
+	assert.Equal(t, 9.0, value(t, families, "retry_attempts_total", "name", "curl"), "7 before, and 2")
+	assert.Equal(t, 2.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "success"))
+	assert.Equal(t, 5.0, value(t, families, "retry_attempts_total", "name", "ünïcödé"), "the other names are kept")
+	assert.FileExists(t, path+".json", "the counters are kept beside the file from now on")
+
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	writeRun(t, path, "curl", endings()["success after a retry"])
+	assert.Equal(t, 11.0, value(t, parseMetrics(t, path), "retry_attempts_total", "name", "curl"),
+		"once there is a state file, the metrics file is only written")
+}
+
+func TestOtherMetricsInAFileOfAnEarlierReleaseAreDroppedWithAWarning(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
 	require.NoError(t, os.WriteFile(path, []byte(
 		"# HELP backup_last_success_timestamp_seconds Set by the backup script.\n"+
 			"# TYPE backup_last_success_timestamp_seconds gauge\n"+
-			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n"), 0o644))
-	writeRun(t, path, "curl", endings()["success after a retry"])
+			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n"+
+			"retry_attempts_total{name=\"curl\"} 3\n"), 0o644))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	warning, err := m.Write(context.Background(), endings()["success after a retry"])
+	require.NoError(t, err)
+	assert.Contains(t, warning, path)
+	assert.Contains(t, warning, "line 1")
+	assert.Contains(t, warning, "give other metrics a file of their own")
+	assert.NotContains(t, warning, "\n")
 	families := parseMetrics(t, path)
-	assert.Equal(t, 1.7e9, value(t, families, "backup_last_success_timestamp_seconds", "job", "db"))
-	assert.Equal(t, "Set by the backup script.", families["backup_last_success_timestamp_seconds"].GetHelp())
-	assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"))
+	assert.NotContains(t, families, "backup_last_success_timestamp_seconds")
+	assert.Equal(t, 5.0, value(t, families, "retry_attempts_total", "name", "curl"), "retry's own counts go on")
+
+	warning, err = m.Write(context.Background(), endings()["success after a retry"])
+	require.NoError(t, err)
+	assert.Empty(t, warning, "said once")
 }
 
 func TestMetricsFileThatIsCorruptIsReplacedWithAWarning(t *testing.T) {
 	t.Parallel()
-	for name, previous := range map[string]string{
-		"not the text format": "retry_attempts_total{name=\"curl\" 12\n",
-		"binary garbage":      "\x00\x01\x02",
-		"one of ours with another type": "# TYPE retry_attempts_total gauge\n" +
-			"retry_attempts_total{name=\"curl\"} 12\n",
+	for name, tc := range map[string]struct{ file, previous string }{
+		"a metrics file of ours not in the text format": {"retry.prom", "retry_attempts_total{name=\"curl\" 12\n"},
+		"a metrics file with one of ours of another type": {"retry.prom", "# TYPE retry_attempts_total gauge\n" +
+			"retry_attempts_total{name=\"curl\"} 12\n"},
+		"a state file that is not JSON":     {"retry.prom.json", "\x00\x01\x02"},
+		"an empty state file":               {"retry.prom.json", ""},
+		"a state file without a version":    {"retry.prom.json", `{"names":{"curl":{"attempts_total":12}}}`},
+		"a state file with the wrong types": {"retry.prom.json", `{"version":1,"names":{"curl":{"attempts_total":"12"}}}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "retry.prom")
-			require.NoError(t, os.WriteFile(path, []byte(previous), 0o644))
+			dir := t.TempDir()
+			path := filepath.Join(dir, "retry.prom")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.previous), 0o644))
 			m := &MetricsFile{Path: path, Name: "curl"}
 			warning, err := m.Write(context.Background(), endings()["success after a retry"])
 			require.NoError(t, err)
-			assert.Contains(t, warning, path)
+			assert.Contains(t, warning, filepath.Join(dir, tc.file))
 			assert.Contains(t, warning, "replaced it")
 			assert.NotContains(t, warning, "\n")
 			assert.False(t, strings.HasPrefix(warning, "retry:"), "the caller adds the prefix")
 			families := parseMetrics(t, path)
 			assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"), "counting starts again")
+		})
+	}
+}
+
+func TestMetricsStateOfANewerReleaseIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	newer := `{"version":2,"names":{}}`
+	require.NoError(t, os.WriteFile(path+".json", []byte(newer), 0o644))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "version 2, written by a newer retry")
+	data, err := os.ReadFile(path + ".json")
+	require.NoError(t, err)
+	assert.Equal(t, newer, string(data))
+	assert.NoFileExists(t, path)
+}
+
+func TestMetricsStateThatIsASymlinkOrAFIFOIsRefused(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(path string) error{
+		"a symlink": func(path string) error { return os.Symlink(filepath.Join(filepath.Dir(path), "elsewhere"), path) },
+		"a FIFO":    func(path string) error { return syscall.Mkfifo(path, 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "retry.prom")
+			require.NoError(t, plant(path+".json"))
+			m := &MetricsFile{Path: path, Name: "curl"}
+			_, err := m.Write(context.Background(), endings()["success after a retry"])
+			assert.ErrorContains(t, err, path+".json")
+			assert.NoFileExists(t, path)
+			assert.NoFileExists(t, filepath.Join(filepath.Dir(path), "elsewhere"))
 		})
 	}
 }
