@@ -47,6 +47,7 @@ func lockFile(name string) string {
 }
 
 // tempFile is the name a record is written to before it is renamed into
-// place. Writers hold the record's lock, so one name per file is enough,
-// and a file left by a writer that died is simply replaced.
+// place (statefile.Replace's). Writers hold the record's lock, so one name
+// per file is enough, and a file left by a writer that died is simply
+// replaced.
 func tempFile(name string) string { return "." + name + ".tmp" }

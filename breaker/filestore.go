@@ -10,11 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
+	"retry/internal/statefile"
 )
 
 // fileStore keeps one JSON file per record in a directory only its owner
@@ -112,97 +111,14 @@ func (s *fileStore) read(name string) ([]byte, error) {
 }
 
 // lock takes the exclusive lock of the record file name within the
-// store's timeout and returns the function that releases it.
-//
-// A busy lock is waited for with a blocking flock in a goroutine rather
-// than by polling, so that many waiting processes cost no CPU and are woken
-// when the lock is freed. When the timeout ends first, lock returns an
-// error at once; the goroutine, still blocked in the kernel, releases the
-// lock as soon as it gets it. A lock file that sweep removed while this
-// process waited on it is no longer the record's lock: lock then takes the
-// new one.
+// store's timeout and returns the function that releases it (see
+// statefile.Lock: a lock file that sweep removed while this process waited
+// on it is no longer the record's lock, and the new one is taken).
 func (s *fileStore) lock(ctx context.Context, name string) (unlock func(), err error) {
 	if err := s.checkDir(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	path := s.path(lockFile(name))
-	for {
-		fl, err := s.lockOnce(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		if s.current(fl, path) {
-			return func() { _ = fl.Unlock() }, nil
-		}
-		_ = fl.Unlock()
-	}
-}
-
-// current reports whether the locked fl is still the file at path.
-func (s *fileStore) current(fl *flock.Flock, path string) bool {
-	held, err := fl.Stat()
-	if err != nil {
-		return false
-	}
-	now, err := os.Lstat(path)
-	return err == nil && os.SameFile(held, now)
-}
-
-// lockOnce opens the lock file at path and locks it before ctx ends.
-func (s *fileStore) lockOnce(ctx context.Context, path string) (*flock.Flock, error) {
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, s.lockError(path, err)
-	}
-	if ok {
-		return fl, nil
-	}
-
-	var mu sync.Mutex // guards abandoned and the send on got
-	abandoned := false
-	got := make(chan error, 1)
-	go func() {
-		err := fl.Lock()
-		mu.Lock()
-		defer mu.Unlock()
-		if abandoned {
-			_ = fl.Unlock()
-			return
-		}
-		got <- err
-	}()
-	var gaveUp error
-	select {
-	case err := <-got:
-		if err != nil {
-			return nil, s.lockError(path, err)
-		}
-		return fl, nil
-	case <-ctx.Done():
-		gaveUp = ctx.Err()
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	select {
-	case err := <-got: // taken just as the wait ended
-		if err == nil {
-			return fl, nil
-		}
-	default:
-		abandoned = true
-	}
-	return nil, fmt.Errorf("lock %s: not free within %v: %w", path, s.timeout, gaveUp)
-}
-
-// lockError describes a failure to open or lock the lock file.
-func (s *fileStore) lockError(path string, err error) error {
-	if errors.Is(err, syscall.ELOOP) {
-		return fmt.Errorf("lock %s: is a symlink; refusing to follow it", path)
-	}
-	return fmt.Errorf("lock: %w", err)
+	return statefile.Lock(ctx, s.path(lockFile(name)), 0o600, s.timeout)
 }
 
 // Update runs one read-modify-write under the lock.
@@ -235,32 +151,10 @@ func (s *fileStore) Update(ctx context.Context, kind Kind, id string, ttl time.D
 	return nil
 }
 
-// write replaces the state file name with data atomically: a temporary
-// file in the same directory, fsync, rename. The fsync makes sure the
-// renamed file has its content after a crash; the directory is not synced,
-// because losing the last update to a power cut is harmless, while its
-// cost doubles every update's. The caller holds the lock.
+// write replaces the state file name with data atomically (see
+// statefile.Replace). The caller holds the lock.
 func (s *fileStore) write(name string, data []byte) error {
-	tmp := s.path(tempFile(name))
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("state file: %w", err)
-	}
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return fmt.Errorf("state file: %w", err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, s.path(name))
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := statefile.Replace(s.path(name), data, 0o600); err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}
 	return nil
@@ -296,14 +190,11 @@ func (s *fileStore) sweep(kind Kind, ttl time.Duration) {
 // lock file, if its lock is free and it is still older than cutoff.
 func (s *fileStore) remove(base string, cutoff time.Time) {
 	lockPath := s.path(base + ".lock")
-	fl := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDONLY|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	if ok, err := fl.TryLock(); err != nil || !ok {
+	unlock, ok, err := statefile.TryLock(lockPath, 0o600)
+	if err != nil || !ok {
 		return
 	}
-	defer fl.Unlock()
-	if !s.current(fl, lockPath) {
-		return
-	}
+	defer unlock()
 	fi, err := os.Lstat(s.path(base + ".json"))
 	if err != nil || !fi.ModTime().Before(cutoff) {
 		return

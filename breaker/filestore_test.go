@@ -151,7 +151,7 @@ func TestUpdateGivesUpWhenTheLockIsNotFreed(t *testing.T) {
 	err := s.Update(ctx, Circuit, "k", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
 	elapsed := time.Since(start)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Contains(t, err.Error(), "not free within 100ms")
+	assert.Contains(t, err.Error(), "still held by another process after 100ms")
 	assert.GreaterOrEqual(t, elapsed, 100*time.Millisecond)
 	assert.Less(t, elapsed, 2*time.Second)
 
@@ -352,4 +352,20 @@ func assertWritesFail(t *testing.T, r writeReport, want string) {
 	assert.Contains(t, r.NewErr, want)
 	assert.Contains(t, r.ClaimErr, want)
 	assert.Less(t, r.Elapsed, 2*time.Second, "failing writes do not hang")
+}
+
+func TestStoreRefusesAFIFOLockFileWithoutHanging(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, 0)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, lockFile(recordFile(Circuit, "k"))), 0o600))
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Update(context.Background(), Circuit, "k", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "not a regular file")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the update hangs opening a FIFO planted as its lock file")
+	}
 }

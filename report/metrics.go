@@ -2,15 +2,17 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
-	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"retry/internal/statefile"
 )
 
 // The metrics a MetricsFile keeps, each labelled name="…".
@@ -21,6 +23,17 @@ const (
 	metricLastDuration  = "retry_last_run_duration_seconds"
 	metricLastAttempts  = "retry_last_attempts"
 )
+
+// The metric types a MetricsFile writes.
+const (
+	typeCounter = "counter"
+	typeGauge   = "gauge"
+)
+
+// metricNames lists the metrics in the order of the file.
+func metricNames() []string {
+	return []string{metricAttempts, metricLastAttempts, metricLastDuration, metricLastTimestamp, metricRuns}
+}
 
 // metricSpec is the HELP text and TYPE of each metric a MetricsFile keeps.
 func metricSpec(name string) (help, typ string, ok bool) {
@@ -49,19 +62,20 @@ const DefaultLockWait = 5 * time.Second
 // retry_runs_total{outcome=…} count across runs; retry_last_run_timestamp_seconds,
 // retry_last_run_duration_seconds and retry_last_attempts describe the last
 // run. Every series is labelled name="…", so several commands can share one
-// file: a run updates its own series and keeps everything else in the file.
+// file: a run updates its own series and keeps the other names'.
 //
-// Writers take turns: Write holds an exclusive flock(2) on Path+".lock"
-// while it reads, updates and replaces the file, so concurrent runs never
-// lose each other's counts. The lock file is left in place (its name does
-// not end in .prom, so the collector ignores it). The file is replaced
-// atomically with mode 0644, so node_exporter, usually another user, can
-// read it; it holds only names and numbers.
+// The series live in a state file beside the metrics file, Path+".json"
+// (see metricsState), and the metrics file is written whole from it: the
+// file is retry's alone. Writers take turns: Write holds an exclusive
+// flock(2) on Path+".lock" while it reads and updates the state and
+// replaces both files, so concurrent runs never lose each other's counts.
+// Neither file beside Path ends in .prom, so the collector ignores them.
+// Both are replaced atomically with mode 0644, so node_exporter, usually
+// another user, can read the metrics; they hold only names and numbers.
 //
 // A Path that leads to a device, a FIFO, a socket or a file descriptor
 // (/dev/stderr, /dev/fd/N) is written into instead, with this run's
-// metrics alone: there is nothing to read back and add to, and no lock
-// file is made beside it.
+// metrics alone: there is nothing to add to, and nothing is made beside it.
 type MetricsFile struct {
 	// Path is the file to update, such as
 	// /var/lib/node_exporter/textfile/retry.prom.
@@ -77,12 +91,62 @@ type MetricsFile struct {
 	LockWait time.Duration
 }
 
-// Write adds the run that ended as e to the file. A previous file that is
-// not valid text exposition format, or that holds one of retry's metrics
-// with another type, is replaced: its counters start again from zero, and
-// warning says so (one line, without the "retry: " prefix, for the caller to
-// print). err is set when the file could not be read, locked or written;
-// the file is then left as it was.
+// metricsStateVersion is the version of the state file's format that
+// this release writes; it reads it and earlier ones.
+const metricsStateVersion = 1
+
+// metricsState is what the state file beside a metrics file holds, as
+// JSON: every name's series.
+type metricsState struct {
+	Version int                    `json:"version"`
+	Names   map[string]*nameSeries `json:"names"`
+}
+
+// nameSeries are the values of one name's series.
+type nameSeries struct {
+	Attempts      float64            `json:"attempts_total"`
+	Runs          map[string]float64 `json:"runs_total"` // by outcome
+	LastTimestamp float64            `json:"last_run_timestamp_seconds"`
+	LastDuration  float64            `json:"last_run_duration_seconds"`
+	LastAttempts  float64            `json:"last_attempts"`
+}
+
+func newMetricsState() *metricsState {
+	return &metricsState{Version: metricsStateVersion, Names: map[string]*nameSeries{}}
+}
+
+// series returns name's series, made at zero if missing.
+func (st *metricsState) series(name string) *nameSeries {
+	s := st.Names[name]
+	if s == nil {
+		s = &nameSeries{}
+		st.Names[name] = s
+	}
+	if s.Runs == nil {
+		s.Runs = map[string]float64{}
+	}
+	return s
+}
+
+// value returns the value of metric, one of those without an outcome.
+func (s *nameSeries) value(metric string) *float64 {
+	switch metric {
+	case metricAttempts:
+		return &s.Attempts
+	case metricLastTimestamp:
+		return &s.LastTimestamp
+	case metricLastDuration:
+		return &s.LastDuration
+	}
+	return &s.LastAttempts
+}
+
+// Write adds the run that ended as e to the file. A state file that is
+// not valid is replaced: the counters start again from zero, and warning
+// says so (one line, without the "retry: " prefix, for the caller to
+// print); so does a first run that finds a metrics file but no state (see
+// seed). err is set when the files could not be read, locked or written;
+// they are then left as they were.
 func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err error) {
 	if m.Name == "" {
 		return "", errors.New("metrics file: the name label is empty")
@@ -110,18 +174,27 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	unlock, err := lockFile(ctx, m.Path+".lock", wait)
+	unlock, err := statefile.Lock(ctx, m.Path+".lock", 0o644, wait)
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	defer unlock()
 
-	families, warning, err := readMetrics(m.Path)
+	st, warning, err := m.load()
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
-	m.add(families, e)
-	if err := writeFileAtomic(m.Path, appendExposition(nil, families), 0o644); err != nil {
+	m.add(st, e)
+	state, err := json.Marshal(st)
+	if err == nil {
+		// The state first: a crash between the two leaves a metrics
+		// file behind its state, which the next run writes again.
+		err = statefile.Replace(m.Path+".json", append(state, '\n'), 0o644)
+	}
+	if err == nil {
+		err = statefile.Replace(m.Path, appendExposition(nil, st), 0o644)
+	}
+	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	return warning, nil
@@ -129,103 +202,106 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 
 // alone renders the metrics of the run that ended as e, and no other.
 func (m *MetricsFile) alone(e Ending) []byte {
-	families := map[string]*metricFamily{}
-	m.add(families, e)
-	return appendExposition(nil, families)
+	st := newMetricsState()
+	m.add(st, e)
+	return appendExposition(nil, st)
 }
 
-// readMetrics parses the previous file. A missing file is empty; a file
-// that does not parse, or holds one of our metrics with the wrong type, is
-// treated as empty with a warning.
-func readMetrics(path string) (families map[string]*metricFamily, warning string, err error) {
-	data, err := os.ReadFile(path)
+// load reads the state beside the metrics file. A state that is not valid
+// JSON of a version this release knows is replaced with a warning; one of
+// a newer version is an error, so that a newer retry's state is never
+// clobbered.
+func (m *MetricsFile) load() (st *metricsState, warning string, err error) {
+	path := m.Path + ".json"
+	data, err := readRegular(path)
+	switch {
+	case err != nil:
+		return nil, "", err
+	case data == nil:
+		return m.seed()
+	}
+	st = &metricsState{}
+	if err := json.Unmarshal(data, st); err != nil || st.Version < 1 {
+		why := "no version"
+		if err != nil {
+			why = OneLine(err.Error())
+		}
+		return newMetricsState(), replaced("metrics state file", path, why), nil
+	}
+	if st.Version > metricsStateVersion {
+		return nil, "", fmt.Errorf("state file %s is version %d, written by a newer retry; left it alone", path, st.Version)
+	}
+	if st.Names == nil {
+		st.Names = map[string]*nameSeries{}
+	}
+	for name := range st.Names {
+		st.series(name) // no nil series or outcomes
+	}
+	return st, "", nil
+}
+
+// seed starts the state of a metrics file that has none from the file
+// itself, as releases before the state file wrote it, so that an upgrade
+// carries the counters on. What else the file holds is dropped, once,
+// with a warning: the file is retry's alone from then on.
+func (m *MetricsFile) seed() (*metricsState, string, error) {
+	st := newMetricsState()
+	data, err := os.ReadFile(m.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]*metricFamily{}, "", nil
+		return st, "", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	families, err = parseExposition(data)
-	if err != nil {
-		return map[string]*metricFamily{}, replaced(path, OneLine(err.Error())), nil
+	err = seedMetrics(data, st)
+	switch {
+	case errors.Is(err, errForeign):
+		return st, fmt.Sprintf("metrics file %s held more than retry's metrics (%s); retry now writes it whole, "+
+			"keeping its counts in %s.json, so the rest is gone: give other metrics a file of their own", m.Path, err, m.Path), nil
+	case err != nil:
+		return newMetricsState(), replaced("metrics file", m.Path, OneLine(err.Error())), nil
 	}
-	for name, f := range families {
-		if _, typ, ok := metricSpec(name); ok && f.typ != typ {
-			why := fmt.Sprintf("%s is a %s, not a %s", name, f.typ, typ)
-			return map[string]*metricFamily{}, replaced(path, why), nil
-		}
-	}
-	return families, "", nil
+	return st, "", nil
 }
 
-func replaced(path, why string) string {
-	return fmt.Sprintf("metrics file %s was not valid (%s); replaced it, so its counters start again from 0", path, why)
+func replaced(what, path, why string) string {
+	return fmt.Sprintf("%s %s was not valid (%s); replaced it, so its counters start again from 0", what, path, why)
 }
 
-// add counts the run that ended as e in families.
-func (m *MetricsFile) add(families map[string]*metricFamily, e Ending) {
-	name := labelPair{"name", m.Name}
+// readRegular returns the content of the regular file at path, or nil if
+// there is none. It does not follow a symbolic link, and does not block on
+// a FIFO.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("state file %s: is a symlink; refusing to follow it", path)
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("state file %s: not a regular file", path)
+	}
+	data, err := io.ReadAll(f)
+	if err == nil && data == nil {
+		data = []byte{} // present but empty: not valid, not absent
+	}
+	return data, err
+}
+
+// add counts the run that ended as e in st.
+func (m *MetricsFile) add(st *metricsState, e Ending) {
+	s := st.series(m.Name)
 	r := e.Result
-	series(families, metricAttempts, name).value += float64(len(r.Attempts))
+	s.Attempts += float64(len(r.Attempts))
 	for _, o := range Outcomes() {
-		series(families, metricRuns, name, labelPair{"outcome", string(o)}) // every outcome, from 0
+		s.Runs[string(o)] += 0 // every outcome, from 0
 	}
-	series(families, metricRuns, name, labelPair{"outcome", string(e.outcome())}).value++
-	series(families, metricLastTimestamp, name).value = float64(e.end().UnixMilli()) / 1000
-	series(families, metricLastDuration, name).value = r.Elapsed.Seconds()
-	series(families, metricLastAttempts, name).value = float64(len(r.Attempts))
-	for metric := range families {
-		if _, _, ok := metricSpec(metric); ok {
-			tidy(families[metric])
-		}
-	}
-}
-
-// series returns the series of metric with exactly labels, made at zero if
-// the family or the series is missing. It sets the family's HELP and TYPE
-// to ours.
-func series(families map[string]*metricFamily, metric string, labels ...labelPair) *metricSample {
-	help, typ, _ := metricSpec(metric)
-	f := families[metric]
-	if f == nil {
-		f = &metricFamily{name: metric}
-		families[metric] = f
-	}
-	f.help, f.typ = help, typ
-	want := labelKey(labels)
-	for _, s := range f.samples {
-		if labelKey(s.labels) == want {
-			return s
-		}
-	}
-	s := &metricSample{name: metric, labels: labels}
-	f.samples = append(f.samples, s)
-	return s
-}
-
-// tidy puts one of our families in a stable order, so that the file
-// changes only where a value does: labels by name, series by their labels.
-// Of two series with the same labels it keeps the first, the one series
-// updated.
-func tidy(f *metricFamily) {
-	for _, s := range f.samples {
-		slices.SortFunc(s.labels, func(a, b labelPair) int { return strings.Compare(a.name, b.name) })
-	}
-	slices.SortStableFunc(f.samples, func(a, b *metricSample) int {
-		return strings.Compare(labelKey(a.labels), labelKey(b.labels))
-	})
-	f.samples = slices.CompactFunc(f.samples, func(a, b *metricSample) bool {
-		return labelKey(a.labels) == labelKey(b.labels)
-	})
-}
-
-// labelKey identifies a label set whatever its order. Names and values
-// are quoted so that no two different sets share a key.
-func labelKey(labels []labelPair) string {
-	keys := make([]string, len(labels))
-	for i, l := range labels {
-		keys[i] = fmt.Sprintf("%q=%q", l.name, l.value)
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ",")
+	s.Runs[string(e.outcome())]++
+	s.LastTimestamp = float64(e.end().UnixMilli()) / 1000
+	s.LastDuration = r.Elapsed.Seconds()
+	s.LastAttempts = float64(len(r.Attempts))
 }

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
@@ -15,6 +15,8 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/statefile"
 )
 
 // parseMetrics reads path as node_exporter would.
@@ -131,41 +133,105 @@ func TestMetricsFileSharedByTwoNamesKeepsEachNamesSeries(t *testing.T) {
 	assert.Len(t, families["retry_runs_total"].Metric, 2*len(Outcomes()))
 }
 
-func TestMetricsFileKeepsOtherMetricsInTheFile(t *testing.T) {
+func TestMetricsFileOfAnEarlierReleaseCarriesItsCountersOn(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	require.NoError(t, os.WriteFile(path, beforeState(t), 0o644))
+	writeRun(t, path, "curl", endings()["success after a retry"])
+	families := parseMetrics(t, path)
+	assert.Equal(t, 9.0, value(t, families, "retry_attempts_total", "name", "curl"), "7 before, and 2")
+	assert.Equal(t, 2.0, value(t, families, "retry_runs_total", "name", "curl", "outcome", "success"))
+	assert.Equal(t, 5.0, value(t, families, "retry_attempts_total", "name", "ünïcödé"), "the other names are kept")
+	assert.FileExists(t, path+".json", "the counters are kept beside the file from now on")
+
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	writeRun(t, path, "curl", endings()["success after a retry"])
+	assert.Equal(t, 11.0, value(t, parseMetrics(t, path), "retry_attempts_total", "name", "curl"),
+		"once there is a state file, the metrics file is only written")
+}
+
+func TestOtherMetricsInAFileOfAnEarlierReleaseAreDroppedWithAWarning(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
 	require.NoError(t, os.WriteFile(path, []byte(
 		"# HELP backup_last_success_timestamp_seconds Set by the backup script.\n"+
 			"# TYPE backup_last_success_timestamp_seconds gauge\n"+
-			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n"), 0o644))
-	writeRun(t, path, "curl", endings()["success after a retry"])
+			"backup_last_success_timestamp_seconds{job=\"db\"} 1.7e+09\n"+
+			"retry_attempts_total{name=\"curl\"} 3\n"), 0o644))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	warning, err := m.Write(context.Background(), endings()["success after a retry"])
+	require.NoError(t, err)
+	assert.Contains(t, warning, path)
+	assert.Contains(t, warning, "line 1")
+	assert.Contains(t, warning, "give other metrics a file of their own")
+	assert.NotContains(t, warning, "\n")
 	families := parseMetrics(t, path)
-	assert.Equal(t, 1.7e9, value(t, families, "backup_last_success_timestamp_seconds", "job", "db"))
-	assert.Equal(t, "Set by the backup script.", families["backup_last_success_timestamp_seconds"].GetHelp())
-	assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"))
+	assert.NotContains(t, families, "backup_last_success_timestamp_seconds")
+	assert.Equal(t, 5.0, value(t, families, "retry_attempts_total", "name", "curl"), "retry's own counts go on")
+
+	warning, err = m.Write(context.Background(), endings()["success after a retry"])
+	require.NoError(t, err)
+	assert.Empty(t, warning, "said once")
 }
 
 func TestMetricsFileThatIsCorruptIsReplacedWithAWarning(t *testing.T) {
 	t.Parallel()
-	for name, previous := range map[string]string{
-		"not the text format": "retry_attempts_total{name=\"curl\" 12\n",
-		"binary garbage":      "\x00\x01\x02",
-		"one of ours with another type": "# TYPE retry_attempts_total gauge\n" +
-			"retry_attempts_total{name=\"curl\"} 12\n",
+	for name, tc := range map[string]struct{ file, previous string }{
+		"a metrics file of ours not in the text format": {"retry.prom", "retry_attempts_total{name=\"curl\" 12\n"},
+		"a metrics file with one of ours of another type": {"retry.prom", "# TYPE retry_attempts_total gauge\n" +
+			"retry_attempts_total{name=\"curl\"} 12\n"},
+		"a state file that is not JSON":     {"retry.prom.json", "\x00\x01\x02"},
+		"an empty state file":               {"retry.prom.json", ""},
+		"a state file without a version":    {"retry.prom.json", `{"names":{"curl":{"attempts_total":12}}}`},
+		"a state file with the wrong types": {"retry.prom.json", `{"version":1,"names":{"curl":{"attempts_total":"12"}}}`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "retry.prom")
-			require.NoError(t, os.WriteFile(path, []byte(previous), 0o644))
+			dir := t.TempDir()
+			path := filepath.Join(dir, "retry.prom")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, tc.file), []byte(tc.previous), 0o644))
 			m := &MetricsFile{Path: path, Name: "curl"}
 			warning, err := m.Write(context.Background(), endings()["success after a retry"])
 			require.NoError(t, err)
-			assert.Contains(t, warning, path)
+			assert.Contains(t, warning, filepath.Join(dir, tc.file))
 			assert.Contains(t, warning, "replaced it")
 			assert.NotContains(t, warning, "\n")
 			assert.False(t, strings.HasPrefix(warning, "retry:"), "the caller adds the prefix")
 			families := parseMetrics(t, path)
 			assert.Equal(t, 2.0, value(t, families, "retry_attempts_total", "name", "curl"), "counting starts again")
+		})
+	}
+}
+
+func TestMetricsStateOfANewerReleaseIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "retry.prom")
+	newer := `{"version":2,"names":{}}`
+	require.NoError(t, os.WriteFile(path+".json", []byte(newer), 0o644))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "version 2, written by a newer retry")
+	data, err := os.ReadFile(path + ".json")
+	require.NoError(t, err)
+	assert.Equal(t, newer, string(data))
+	assert.NoFileExists(t, path)
+}
+
+func TestMetricsStateThatIsASymlinkOrAFIFOIsRefused(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(path string) error{
+		"a symlink": func(path string) error { return os.Symlink(filepath.Join(filepath.Dir(path), "elsewhere"), path) },
+		"a FIFO":    func(path string) error { return syscall.Mkfifo(path, 0o600) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "retry.prom")
+			require.NoError(t, plant(path+".json"))
+			m := &MetricsFile{Path: path, Name: "curl"}
+			_, err := m.Write(context.Background(), endings()["success after a retry"])
+			assert.ErrorContains(t, err, path+".json")
+			assert.NoFileExists(t, path)
+			assert.NoFileExists(t, filepath.Join(filepath.Dir(path), "elsewhere"))
 		})
 	}
 }
@@ -239,24 +305,28 @@ func TestConcurrentMetricsWritersLoseNoCount(t *testing.T) {
 func TestMetricsWriterWaitsForTheLockOnlyAsLongAsItMay(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
-	holder, err := lockFile(context.Background(), path+".lock", time.Second)
+	holder, err := statefile.Lock(context.Background(), path+".lock", 0o644, time.Second)
 	require.NoError(t, err)
 	defer holder()
 
-	synctest.Test(t, func(t *testing.T) {
-		start := time.Now()
-		m := &MetricsFile{Path: path, Name: "curl", LockWait: 2 * time.Second}
-		_, err := m.Write(context.Background(), endings()["success after a retry"])
-		assert.ErrorContains(t, err, "still held by another process after 2s")
-		assert.Equal(t, 2*time.Second, time.Since(start), "in virtual time")
+	start := time.Now()
+	m := &MetricsFile{Path: path, Name: "curl", LockWait: 200 * time.Millisecond}
+	_, err = m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "still held by another process after 200ms")
+	elapsed := time.Since(start)
+	assert.GreaterOrEqual(t, elapsed, 200*time.Millisecond)
+	assert.Less(t, elapsed, 5*time.Second)
 
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		defer cancel()
-		start = time.Now()
-		_, err = m.Write(ctx, endings()["success after a retry"])
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		assert.Equal(t, 300*time.Millisecond, time.Since(start), "cancellation ends the wait at once")
-	})
+	ctx, cancel := context.WithCancel(context.Background())
+	m.LockWait = time.Minute
+	go func() {
+		time.Sleep(100 * time.Millisecond) // the writer is waiting, or about to
+		cancel()
+	}()
+	start = time.Now()
+	_, err = m.Write(ctx, endings()["success after a retry"])
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Less(t, time.Since(start), 10*time.Second, "cancellation ends the wait, not the minute")
 	_, err = os.Stat(path)
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written without the lock")
 }
@@ -264,20 +334,38 @@ func TestMetricsWriterWaitsForTheLockOnlyAsLongAsItMay(t *testing.T) {
 func TestMetricsWriterTakesTheLockOnceItIsFree(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "retry.prom")
-	synctest.Test(t, func(t *testing.T) {
-		holder, err := lockFile(context.Background(), path+".lock", time.Second)
+	holder, err := statefile.Lock(context.Background(), path+".lock", 0o644, time.Second)
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() {
+		m := &MetricsFile{Path: path, Name: "curl", LockWait: time.Minute}
+		_, err := m.Write(context.Background(), endings()["success after a retry"])
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("wrote while the lock was held: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	holder()
+	select {
+	case err := <-done:
 		require.NoError(t, err)
-		go func() {
-			time.Sleep(time.Second) // virtual time: the other writer holds the lock for 1s
-			holder()
-		}()
-		start := time.Now()
-		m := &MetricsFile{Path: path, Name: "curl"}
-		_, err = m.Write(context.Background(), endings()["success after a retry"])
-		require.NoError(t, err)
-		elapsed := time.Since(start)
-		assert.GreaterOrEqual(t, elapsed, time.Second)
-		assert.Less(t, elapsed, time.Second+2*lockPollInterval)
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer did not take the freed lock")
+	}
 	assert.Equal(t, 2.0, value(t, parseMetrics(t, path), "retry_attempts_total", "name", "curl"))
+}
+
+func TestMetricsLockFileThatIsASymlinkIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "retry.prom")
+	planted := filepath.Join(dir, "planted")
+	require.NoError(t, os.Symlink(planted, path+".lock"))
+	m := &MetricsFile{Path: path, Name: "curl"}
+	_, err := m.Write(context.Background(), endings()["success after a retry"])
+	assert.ErrorContains(t, err, "is a symlink; refusing to follow it")
+	assert.NoFileExists(t, planted, "nothing is created through a link planted in a shared directory")
+	assert.NoFileExists(t, path)
 }

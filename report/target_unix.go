@@ -24,13 +24,16 @@ import (
 // a warning.
 const ReaderWait = 2 * time.Second
 
+// fifoPollInterval is how often a FIFO without a reader is tried again.
+const fifoPollInterval = 10 * time.Millisecond
+
 // maxLinks bounds the symbolic links followed from a report or metrics
 // path, as the kernel's own limit does (ELOOP).
 const maxLinks = 40
 
 // A target is what a --report or --metrics-file path leads to. A regular
 // file, or a path that does not exist yet, is replaced atomically (see
-// writeFileAtomic); a symbolic link that leads to a regular file is
+// statefile.ReplaceShared); a symbolic link that leads to a regular file is
 // replaced too, link and all, so a root process never writes through a
 // link someone else planted in a shared directory. Anything else is a
 // stream and is written into, never replaced: a character device, a FIFO,
@@ -221,7 +224,7 @@ func dialUnix(path string) (*os.File, error) {
 }
 
 // openFIFO opens the FIFO at path for writing once a reader has it open,
-// trying again every lockPollInterval for ReaderWait: opening a FIFO
+// trying again every fifoPollInterval for ReaderWait: opening a FIFO
 // without a reader would otherwise block for as long as none comes.
 func openFIFO(ctx context.Context, path string) (sink, error) {
 	giveUp := time.NewTimer(ReaderWait)
@@ -234,7 +237,7 @@ func openFIFO(ctx context.Context, path string) (sink, error) {
 		if !errors.Is(err, syscall.ENXIO) { // ENXIO: no reader yet
 			return nil, err
 		}
-		poll := time.NewTimer(lockPollInterval)
+		poll := time.NewTimer(fifoPollInterval)
 		select {
 		case <-poll.C:
 		case <-giveUp.C:

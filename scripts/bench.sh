@@ -24,9 +24,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/depsonly" ./scripts/b
 # The same, marking the steps of its start (internal/steptrace).
 CGO_ENABLED=0 go build -tags steptrace -trimpath -ldflags "-s -w" -o "$tmp/retry-steps" .
 
-bytes=$((1 << 30)) runs=300 steps=1000 trials=100
+bytes=$((1 << 30)) runs=300 steps=1000 trials=100 bursts=5x
 if [ -n "${QUICK:-}" ]; then
-	bytes=$((200 << 20)) runs=50 steps=200 trials=20
+	bytes=$((200 << 20)) runs=50 steps=200 trials=20 bursts=1x
 fi
 
 peers=()
@@ -50,6 +50,7 @@ echo
 echo '```'
 go test -run '^$' -bench 'BenchmarkScanLines|BenchmarkNext|BenchmarkStartup|BenchmarkScannedCopy' -benchtime 1s \
 	./exitcodes/ ./policy/ ./cmd/ ./runner/ | grep -E '^(Benchmark|ok)'
+go test -run '^$' -bench 'ContendedUpdate' -benchtime "$bursts" ./internal/statefile/ | grep -E '^(Benchmark|ok)'
 echo '```'
 if [ -d scripts/herd ]; then
 	echo
