@@ -341,10 +341,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	}
 	defer reapOrphans(r.ours.has)()
 	steptrace.Mark("reaper")
-	var err error
-	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax); err != nil {
-		r.stdin = nullStdin{}
-	}
+	r.stdin = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax)
 	defer r.stdin.close()
 	steptrace.Mark("stdin")
 	res := r.loop(ctx)
