@@ -162,8 +162,6 @@ type guard struct {
 	runLimit int
 	warn     func(format string, args ...any)
 	off      bool
-	// opened is set when the circuit refused a retry mid-run.
-	opened bool
 
 	// wait is set when the run waits out an open circuit (--when-open)
 	// rather than failing; deadline is when the run's deadline ends, as
@@ -327,7 +325,6 @@ func (g *guard) Allow(ctx context.Context, next int) error {
 		case st.State == breaker.Open && g.wait && g.reachable(st):
 			g.pending = true
 		case st.State == breaker.Open:
-			g.opened = true
 			return &refusal{msg: g.openMessage(st), opened: true}
 		case !st.RetryAllowed && g.wait && (g.deadline.IsZero() || time.Now().Add(st.RetryIn).Before(g.deadline)):
 			g.pending = true // attempts are spent on attempts, not on refusals
@@ -381,7 +378,6 @@ func (g *guard) Admit(ctx context.Context, n int, deadline time.Time) error {
 	g.permit = p
 	switch p.Verdict {
 	case breaker.Reject:
-		g.opened = true
 		return &refusal{msg: g.openMessage(p.Status), opened: true}
 	case breaker.NoBudget:
 		return &refusal{msg: g.budgetMessage(p.Status)}
@@ -563,12 +559,9 @@ func allowed(ok bool) string {
 	return "refused"
 }
 
-// isRefusal reports whether err is the guard's refusal of a retry, and
-// whether it was the circuit that refused.
-func isRefusal(err error) (ok, opened bool) {
+// circuitRefused reports whether err is the guard's refusal of an attempt
+// because the circuit was open, rather than because a budget was spent.
+func circuitRefused(err error) bool {
 	var r *refusal
-	if errors.As(err, &r) {
-		return true, r.opened
-	}
-	return false, false
+	return errors.As(err, &r) && r.opened
 }

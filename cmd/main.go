@@ -302,7 +302,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		out.breaker.Waited = guard.waited
 	}
 	outcome := report.OutcomeOf(res.Stop)
-	_, opened := isRefusal(res.Refusal)
+	opened := circuitRefused(res.Refusal)
 	if opened {
 		outcome = report.OutcomeBreakerOpen
 	}
