@@ -272,7 +272,7 @@ func (g *guard) seenFailure() bool {
 }
 
 // Done implements runner.Gate: it records successes and transient failures.
-func (g *guard) Done(ctx context.Context, o runner.Outcome) {
+func (g *guard) Done(ctx context.Context, o runner.Attempt) {
 	if g.off || g.key == "" || ctx.Err() != nil {
 		return
 	}

@@ -89,8 +89,8 @@ func (x *outputs) observe(e runner.Event) {
 	}
 	if x.text != nil {
 		x.text.Observe(e)
-		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Outcome.Stopped != 0 {
-			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Outcome.Stopped, e.Outcome.Attempt, x.relay.Received() != 0))
+		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Attempt.Stopped != 0 {
+			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Attempt.Stopped, e.Attempt.N, x.relay.Received() != 0))
 		}
 	}
 	if x.repeats != nil {

@@ -9,8 +9,8 @@ import (
 )
 
 // Outcome names how a whole run ended, as the JSON log, the report file and
-// the metrics show it. (A runner.Outcome is one attempt; an Outcome is the
-// run.)
+// the metrics show it. (A runner.Attempt is one attempt; an Outcome is the
+// whole run.)
 type Outcome string
 
 // The outcomes of a run. The runner's stop reasons map onto all but
@@ -108,8 +108,8 @@ func (e Ending) lastError() *string {
 }
 
 // facts is one attempt reduced to plain values, shared by the JSON log and
-// the report file. Every field of runner.Outcome that machines see passes
-// through attemptFacts, so a field added to Outcome (or Verdict) is added to
+// the report file. Every field of runner.Attempt that machines see passes
+// through attemptFacts, so a field added to Attempt (or Verdict) is added to
 // both outputs here.
 type facts struct {
 	ExitCode    int
@@ -135,7 +135,7 @@ type facts struct {
 	LimitFrom *string
 }
 
-func attemptFacts(o runner.Outcome) facts {
+func attemptFacts(o runner.Attempt) facts {
 	f := facts{
 		ExitCode:    o.Exit.Code,
 		TimedOut:    o.Exit.TimedOut,

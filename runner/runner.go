@@ -51,7 +51,7 @@ type Config struct {
 	ScanStdout bool
 	// WatchStderr makes each attempt's stderr go through a pipe (or a
 	// pseudo-terminal) even when nothing scans it, so that
-	// Outcome.StderrMidLine is known: for a caller whose next line on
+	// Attempt.StderrMidLine is known: for a caller whose next line on
 	// Stderr must start a line of its own (CI workflow commands).
 	WatchStderr bool
 
@@ -71,8 +71,8 @@ type Config struct {
 	Timeout time.Duration
 	// Limits, when set, gives attempt n's limit in place of Timeout
 	// (which still limits the hook), from the attempt before it (the zero
-	// Outcome for the first); it is cut to the deadline too.
-	Limits func(n int, last Outcome) Limit
+	// Attempt for the first); it is cut to the deadline too.
+	Limits func(n int, last Attempt) Limit
 	// Signal is sent to the attempt's process group when its time is up;
 	// SIGKILL follows after KillAfter.
 	Signal    syscall.Signal
@@ -116,7 +116,7 @@ type Gate interface {
 	// Cancelled if ctx has ended, else Refused.
 	Admit(ctx context.Context, n int, deadline time.Time) error
 	// Done is told how each attempt ended.
-	Done(ctx context.Context, o Outcome)
+	Done(ctx context.Context, o Attempt)
 }
 
 // Stop says why a run ended.
@@ -151,7 +151,7 @@ const (
 	// replayed to it whole (Result.StdinLost says why).
 	StdinUnreplayable
 	// StdoutNotHeld means a retry was due but the failed attempt's stdout,
-	// which StdoutBuffer could not hold (Outcome.Unheld says why), went
+	// which StdoutBuffer could not hold (Attempt.Unheld says why), went
 	// downstream as it came: a retry's output would follow it.
 	StdoutNotHeld
 )
@@ -187,11 +187,11 @@ func (s Stop) String() string {
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Outcome is one attempt: how it ended, how it was judged, and what
-// followed.
-type Outcome struct {
-	// Attempt is the attempt's number, from 1.
-	Attempt  int
+// Attempt is one attempt of a run: how it ended, how it was judged, and
+// what followed.
+type Attempt struct {
+	// N is the attempt's number, from 1.
+	N        int
 	Start    time.Time
 	Duration time.Duration
 	Exit     exitcodes.Exit
@@ -261,7 +261,7 @@ type Written struct {
 type Result struct {
 	Start    time.Time
 	Elapsed  time.Duration
-	Attempts []Outcome
+	Attempts []Attempt
 	Stop     Stop
 	// Refusal is why the Gate refused a retry, when Stop is Refused.
 	Refusal error
@@ -270,10 +270,10 @@ type Result struct {
 	StdinLost *StdinLost
 }
 
-// Last returns the last attempt made, or the zero Outcome if none was.
-func (r Result) Last() Outcome {
+// Last returns the last attempt made, or the zero Attempt if none was.
+func (r Result) Last() Attempt {
 	if len(r.Attempts) == 0 {
-		return Outcome{}
+		return Attempt{}
 	}
 	return r.Attempts[len(r.Attempts)-1]
 }
@@ -291,9 +291,9 @@ type AttemptStarted struct {
 }
 
 // AttemptEnded is sent when an attempt has ended and been judged, with
-// the decision on what follows (Outcome.Next), before any wait.
+// the decision on what follows (Attempt.Next), before any wait.
 type AttemptEnded struct {
-	Outcome Outcome
+	Attempt Attempt
 	Max     int
 	// Final is set when no further attempt will be made.
 	Final bool
@@ -362,7 +362,7 @@ type run struct {
 	// policy.Input.Step): it starts over when an attempt ran long enough.
 	step int
 	// last is the attempt made before the one running.
-	last Outcome
+	last Attempt
 }
 
 func (r *run) emit(e Event) {
@@ -422,7 +422,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if captured != nil {
 			out.Stdout = captured
 		}
-		r.emit(&AttemptEnded{Outcome: out, Max: max, Final: stop != 0})
+		r.emit(&AttemptEnded{Attempt: out, Max: max, Final: stop != 0})
 		if captured != nil {
 			captured.Close()
 			out.Stdout = nil
@@ -449,7 +449,7 @@ func (r *run) loop(ctx context.Context) Result {
 
 // judge classifies the attempt, asks the policy what follows a transient
 // failure, and returns why the run stops, or 0 to go on.
-func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
+func (r *run) judge(ctx context.Context, out *Attempt, scan LineScanner) Stop {
 	out.Verdict = r.cfg.Classify(out.Exit, scan)
 	switch {
 	case out.Verdict.Class == exitcodes.Success:
@@ -464,7 +464,7 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 		return Terminal
 	}
 	out.Next = r.cfg.Policy.Next(policy.Input{
-		Attempt:   out.Attempt,
+		Attempt:   out.N,
 		Elapsed:   time.Since(r.start),
 		Hint:      out.Verdict.Hint,
 		HasHint:   out.Verdict.HasHint,
@@ -489,8 +489,8 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 // attempt runs attempt n to its end and reports how it ended, with the
 // scanner that saw its output and its plumbing (nil when it could not be
 // set up), which holds its stdout with StdoutBuffer.
-func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemptIO) {
-	out := Outcome{Attempt: n, Start: time.Now()}
+func (r *run) attempt(ctx context.Context, n int) (Attempt, LineScanner, *attemptIO) {
+	out := Attempt{N: n, Start: time.Now()}
 	out.Limit = r.attemptLimit(n)
 	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
 	var scan LineScanner
@@ -584,7 +584,7 @@ func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, er
 
 // hook runs the --on-retry hook before attempt next and reports whether it
 // failed.
-func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
+func (r *run) hook(ctx context.Context, next int, last Attempt) bool {
 	limit, byDeadline := r.limit()
 	env := append(r.env(next),
 		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),
