@@ -272,20 +272,20 @@ func (g *guard) seenFailure() bool {
 }
 
 // Done implements runner.Gate: it records successes and transient failures.
-func (g *guard) Done(ctx context.Context, o runner.Attempt) {
+func (g *guard) Done(ctx context.Context, a runner.Attempt) {
 	if g.off || g.key == "" || ctx.Err() != nil {
 		return
 	}
-	var outcome breaker.Outcome
-	switch o.Verdict.Class {
+	var sample breaker.Sample
+	switch a.Verdict.Class {
 	case exitcodes.Success:
-		outcome = breaker.Success
+		sample = breaker.Success
 	case exitcodes.Transient:
-		outcome = breaker.Failure
+		sample = breaker.Failure
 	default:
 		return // terminal failures say nothing about the dependency
 	}
-	if _, err := g.b.Record(ctx, g.permit, outcome); err != nil {
+	if _, err := g.b.Record(ctx, g.permit, sample); err != nil {
 		g.failed(err)
 	}
 }
