@@ -278,10 +278,33 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if guard != nil {
 		guard.waiting = func(w breaker.Wait) { out.waiting(o.Breaker.Key, w) }
 	}
+	res, e := runner.Result{Start: time.Now()}, runEnd{fallback: len(plan.Fallback) > 0}
 	if open := guard.first(ctx); open != nil {
 		out.refused(guard.openMessage(*open))
-		return out.finish(ctx, o, plan, cfg, runner.Result{Start: time.Now()}, report.OutcomeBreakerOpen, exitcodes.Summary{BreakerOpen: true})
+		e.circuitOpen = true // and nothing ran: no attempt for a signal to stop
+	} else {
+		res = attempt(ctx, deps, o, plan, guard, &cfg, warn)
+		if out.breaker != nil && guard != nil {
+			out.breaker.Waited = guard.waited
+		}
+		e.circuitOpen = circuitRefused(res.Refusal)
+		e.interrupted = relay.Received()
+		e.brokenPipe = errors.Is(out.captured.Err, syscall.EPIPE)
 	}
+	e.res, e.cancelled = res, ctx.Err() != nil
+	end := settle(e)
+	if end.fallback {
+		exit, err := runner.RunOnce(ctx, cfg, plan.Fallback)
+		out.fellBack(exit, err)
+		e.fellBack, e.interrupted = &exit, relay.Received()
+		end = settle(e)
+	}
+	out.finish(ctx, o, plan, report.Ending{Result: res, Outcome: end.outcome, ExitCode: end.code})
+	return end.code
+}
+
+// attempt runs the plan's attempts, through guard when there is one.
+func attempt(ctx context.Context, deps Deps, o *Options, plan Plan, guard *guard, cfg *runner.Config, warn func(string, ...any)) runner.Result {
 	if guard != nil {
 		cfg.Gate = guard
 		if guard.probing() && !guard.wait {
@@ -293,32 +316,12 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	}
 	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
 	defer learned.close()
-	learned.apply(&cfg)
+	learned.apply(cfg)
 	steptrace.Mark("setup")
-	res := runner.Run(ctx, cfg)
+	res := runner.Run(ctx, *cfg)
 	steptrace.Mark("run")
 	learned.record(ctx, res)
-	if out.breaker != nil && guard != nil {
-		out.breaker.Waited = guard.waited
-	}
-	outcome := report.OutcomeOf(res.Stop)
-	opened := circuitRefused(res.Refusal)
-	if opened {
-		outcome = report.OutcomeBreakerOpen
-	}
-	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
-	return out.finish(ctx, o, plan, cfg, res, outcome, exitcodes.Summary{
-		Succeeded:   res.Stop == runner.Succeeded && !downstreamClosed,
-		Interrupted: relay.Received(),
-		// The deadline cut the last attempt short, or passed before the
-		// first one could start (nothing ran: no code of the command's).
-		DeadlineStopped:  res.Stop == runner.Deadline && (res.Last().DeadlineHit || len(res.Attempts) == 0),
-		DownstreamClosed: downstreamClosed,
-		// A run that waited for the circuit and gave up before any
-		// attempt ran exits as one refused at once.
-		BreakerOpen: opened && len(res.Attempts) == 0,
-		Last:        res.Last().Exit,
-	})
+	return res
 }
 
 // runConfig turns the plan into the runner's configuration.

@@ -117,7 +117,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 func (l *JSONLog) Finish(e Ending) {
 	l.write(jsonSummary{
 		Type: "summary", Time: timestamp(e.end()), Program: l.Program, Argv: l.argv(),
-		Outcome: e.outcome(), Attempts: len(e.Result.Attempts), ElapsedMS: millis(e.Result.Elapsed),
+		Outcome: e.Outcome, Attempts: len(e.Result.Attempts), ElapsedMS: millis(e.Result.Elapsed),
 		ExitCode: e.ExitCode, LastError: e.lastError(),
 	})
 }

@@ -133,7 +133,7 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 		SchemaVersion: SchemaVersion,
 		RetryVersion:  f.Version,
 		Command:       reportCommand{Program: f.Program},
-		Outcome:       e.outcome(),
+		Outcome:       e.Outcome,
 		ExitCode:      e.ExitCode,
 		Start:         timestamp(r.Start),
 		End:           timestamp(e.end()),
