@@ -102,16 +102,61 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	return code
 }
 
+// subcommand is one of retry's subcommands.
+type subcommand struct {
+	name string
+	// runFlags is set when it takes a run's flags: the words of the -p
+	// policy and RETRY_OPTS go before its own, and its flags complete as
+	// a run's do.
+	runFlags bool
+	// build makes the command; nil for cobra's own (completion, help),
+	// which cobra adds. sources are where the run's flags came from.
+	build func(deps Deps, sources *map[string]string) *cobra.Command
+}
+
+// subcommands are retry's subcommands, the one list newRoot builds the
+// tree from and a start checks its first words against without building
+// it. An array, not a slice, so that checking a word costs no allocation.
+func subcommands() [7]subcommand {
+	return [...]subcommand{
+		{name: "plan", runFlags: true, build: newPlan},
+		{name: "presets", build: func(Deps, *map[string]string) *cobra.Command { return newPresets() }},
+		{name: "breaker", build: func(deps Deps, _ *map[string]string) *cobra.Command { return newBreakerCommand(deps) }},
+		{name: "timing", build: func(deps Deps, _ *map[string]string) *cobra.Command { return newTimingCommand(deps) }},
+		{name: "version", build: func(Deps, *map[string]string) *cobra.Command { return newVersion() }},
+		{name: "completion"},
+		{name: "help"},
+	}
+}
+
+// subcommandNamed returns the subcommand named name, if there is one.
+func subcommandNamed(name string) (subcommand, bool) {
+	for _, s := range subcommands() {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return subcommand{}, false
+}
+
+// subcommandNames are the names of retry's subcommands.
+func subcommandNames() []string {
+	var names []string
+	for _, s := range subcommands() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
 // withLayers puts the words of the -p policy and RETRY_OPTS before the
-// command line's own flags, for a run or `retry plan`; other subcommands
-// take their arguments as they are.
+// command line's own flags, for a run or a subcommand that takes a run's
+// flags (retry plan); other subcommands take their arguments as they are.
 func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 	at := 0
 	if len(args) > 0 {
-		switch args[0] {
-		case "plan":
+		if s, ok := subcommandNamed(args[0]); ok && s.runFlags {
 			at = 1
-		case "version", "completion", "help", "presets", "breaker", "timing", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		} else if ok || args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd {
 			return args, nil, nil
 		}
 	}
@@ -136,7 +181,7 @@ func needsTree(args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case slices.Contains(subcommands(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
+		case slices.Contains(subcommandNames(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
 			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h'):
 			return true
 		}
@@ -239,10 +284,17 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		root.CompletionOptions.DisableDefaultCmd = true
 		return root
 	}
-	plan := newPlan(deps, &sources)
-	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), newTimingCommand(deps), plan)
 	registerCompletions(root, deps)
-	registerCompletions(plan, deps)
+	for _, s := range subcommands() {
+		if s.build == nil {
+			continue
+		}
+		c := s.build(deps, &sources)
+		root.AddCommand(c)
+		if s.runFlags {
+			registerCompletions(c, deps)
+		}
+	}
 	return root
 }
 
