@@ -38,8 +38,8 @@ type breakerOptions struct {
 	Fallback  string
 }
 
-// waits reports whether a run with policy deadline and attempt limit
-// waits out an open circuit rather than failing at once.
+// waits reports whether a run whose schedule has deadline and attempt
+// limit waits out an open circuit rather than failing at once.
 func (b *breakerOptions) waits(deadline time.Duration, attempts int) bool {
 	switch b.WhenOpen {
 	case "wait":

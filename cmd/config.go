@@ -1,8 +1,8 @@
 package cmd
 
-// Configuration layers, lowest first: built-in defaults, a named policy
-// (-p NAME, from .retry.toml or the user's config.toml, or a built-in
-// profile), RETRY_OPTS, the command line. The policy and RETRY_OPTS become
+// Configuration layers, lowest first: built-in defaults, a policy (-p
+// NAME: a named set of flag settings, from .retry.toml or the user's
+// config.toml, or a built-in profile), RETRY_OPTS, the command line. The policy and RETRY_OPTS become
 // flag words placed before the command line's own, so the same parser
 // handles them all and a later word wins.
 
@@ -24,7 +24,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// profiles are the policies that need no file.
+// profiles are the built-in policies, which need no file.
 func profiles() map[string]map[string]any {
 	return map[string]map[string]any{
 		// For a person waiting at a terminal: blips only, answer fast.

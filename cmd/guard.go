@@ -43,7 +43,7 @@ type guard struct {
 
 // newGuard opens the store when --breaker or --run-budget needs it; it
 // returns nil when neither does or the store cannot be opened. A run with
-// policy p waits out an open circuit when --when-open says so.
+// schedule p waits out an open circuit when --when-open says so.
 func newGuard(o *breakerOptions, p policy.Policy, env []string, warn func(string, ...any)) (*guard, error) {
 	runID := o.RunID
 	if runID == "" {

@@ -1,6 +1,16 @@
 // Package cmd is retry's command line: it parses flags into Options, checks
 // them into a Plan, wires the runner, signals and report packages together,
-// and maps the run's result to the process exit code through exitcodes.
+// and settles how the run ended: its outcome, its exit code and whether
+// the --fallback command runs (see settle).
+//
+// Three things could be called a policy; each has its own word:
+//   - the schedule: the attempts, the waits of the fast and slow phases and
+//     the deadline, which package policy decides (policy.Policy,
+//     Plan.Policy);
+//   - a policy: a named set of flag settings chosen with -p/--policy, from
+//     [policies.NAME] in .retry.toml or the user's config.toml (see layers);
+//   - a profile: a built-in policy, which needs no file (interactive,
+//     default, patient; see profiles).
 package cmd
 
 import (

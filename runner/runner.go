@@ -55,7 +55,8 @@ type Config struct {
 	// Stderr must start a line of its own (CI workflow commands).
 	WatchStderr bool
 
-	// Policy decides the waits, the attempt limit and the deadline.
+	// Policy is the schedule: it decides the waits, the attempt limit and
+	// the deadline.
 	Policy policy.Policy
 	// Rand drives the jitter.
 	Rand policy.Rand
@@ -105,8 +106,8 @@ type Config struct {
 // Gate is consulted around attempts by something that sees more than one
 // run, such as a circuit breaker.
 type Gate interface {
-	// Allow is asked before retry number next (from 2), once the policy
-	// has decided to retry and before its wait; an error refuses it,
+	// Allow is asked before retry number next (from 2), once the schedule
+	// (Config.Policy) has decided to retry and before its wait; an error refuses it,
 	// stops the run (Refused) and says why.
 	Allow(ctx context.Context, next int) error
 	// Admit is asked just before attempt number n (from 1) starts, after
@@ -134,7 +135,7 @@ const (
 	// ended at or after the deadline.
 	HintPastDeadline
 	// HintTooLong means the wait the command asked for is longer than the
-	// policy allows (--retry-after-max).
+	// schedule allows (--retry-after-max).
 	HintTooLong
 	// Terminal means an attempt failed in a way that retrying cannot fix.
 	Terminal
@@ -229,7 +230,7 @@ type Attempt struct {
 	// when the child wrote to Stderr itself: retry does not see those
 	// bytes.
 	StderrMidLine bool
-	// Next is the policy's decision after a transient failure: the wait
+	// Next is the schedule's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
 }
@@ -447,7 +448,7 @@ func (r *run) loop(ctx context.Context) Result {
 	}
 }
 
-// judge classifies the attempt, asks the policy what follows a transient
+// judge classifies the attempt, asks the schedule what follows a transient
 // failure, and returns why the run stops, or 0 to go on.
 func (r *run) judge(ctx context.Context, out *Attempt, scan LineScanner) Stop {
 	out.Verdict = r.cfg.Classify(out.Exit, scan)
