@@ -154,7 +154,7 @@ func (g *guard) Done(ctx context.Context, a runner.Attempt) {
 	}
 }
 
-// refusal is why Allow refused a retry.
+// refusal is why Allow refused a retry or Admit an attempt.
 type refusal struct {
 	msg    string
 	opened bool

@@ -14,8 +14,10 @@ import (
 	"retry/signals"
 )
 
-// outputs are the renderers of one run, and what happens once it is over:
-// the fallback, the summary, the report file and the metrics file.
+// outputs are the renderers of one run, and what they write once it is
+// over: the line about the fallback, the summary, the report file and the
+// metrics file. They decide nothing: run settles the ending (see settle)
+// and runs the fallback.
 type outputs struct {
 	deps      Deps
 	program   string
