@@ -1,11 +1,15 @@
 package cmd
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"retry/exitcodes"
 	"retry/report"
@@ -98,4 +102,24 @@ func TestOnlyTheCircuitsRefusalCountsAsOpen(t *testing.T) {
 	assert.False(t, circuitRefused(&refusal{msg: "retry budget spent"}))
 	assert.False(t, circuitRefused(errors.New("other")))
 	assert.False(t, circuitRefused(nil))
+}
+
+// The whole path in process: settle asks for the fallback, run runs it,
+// and the exit code and the report file's outcome are the ones settle
+// gives with the fallback's exit. (It passed before settle existed too.)
+func TestARunThatGivesUpRunsTheFallbackAndExitsWithItsCode(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "report.json")
+	r := runMain(t, nil, "-n", "1", "--report", path, "--fallback", "exit 3", "--", "/bin/false")
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "retry: ran the --fallback command instead: exit 3")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var doc struct {
+		Outcome  string `json:"outcome"`
+		ExitCode int    `json:"exit_code"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	assert.Equal(t, "fallback", doc.Outcome)
+	assert.Equal(t, 3, doc.ExitCode)
 }
