@@ -340,10 +340,14 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if guard != nil {
 		guard.waiting = func(w breaker.Wait) { out.waiting(o.Breaker.Key, w) }
 	}
-	res, e := runner.Result{Start: time.Now()}, runEnd{fallback: len(plan.Fallback) > 0}
+	var res runner.Result
+	e := runEnd{fallback: len(plan.Fallback) > 0}
 	if open := guard.first(ctx); open != nil {
 		out.refused(guard.openMessage(*open))
-		e.circuitOpen = true // and nothing ran: no attempt for a signal to stop
+		res.Start = time.Now()
+		// Nothing ran: a signal now has no attempt to stop, and ends the
+		// run only by ruling out the fallback (e.cancelled).
+		e.circuitOpen = true
 	} else {
 		res = attempt(ctx, deps, o, plan, guard, &cfg, warn)
 		if out.breaker != nil && guard != nil {
