@@ -30,7 +30,7 @@ func newBubble(t *testing.T, cfg Config) *bubble {
 }
 
 // record runs one attempt, as a run would: Check, then Record.
-func (e *bubble) record(t *testing.T, o Outcome) Permit {
+func (e *bubble) record(t *testing.T, o Sample) Permit {
 	t.Helper()
 	p, err := e.b.Check(e.ctx, e.key, 1)
 	require.NoError(t, err)

@@ -3,8 +3,8 @@
 // and a retry budget per CI run, persisted between runs in a Store (a state
 // directory, or Redis for fleets).
 //
-// A caller asks Check before every attempt and records every attempt's
-// outcome with Record; before a retry it also takes one from the run budget
+// A caller asks Check before every attempt and records how every attempt
+// went, as a Sample, with Record; before a retry it also takes one from the run budget
 // with TakeRunRetry. The decisions are made by pure functions of the stored
 // state, the time and a random source; stores only persist. Any error means
 // the state could not be read or written in time: the caller runs without
@@ -369,20 +369,20 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Record counts the outcome of an attempt that p allowed. Only transient
+// Record counts an attempt that p allowed, as the Sample o. Only transient
 // failures and successes are recorded; terminal failures and cancelled
 // attempts are not. A failure takes a token from the budget and a success
 // returns TokenRatio of one. The circuit opens when the window reaches Min
 // attempts with a failure share of at least Ratio. When p was a Probe, a
 // success closes the circuit and clears the window, and a failure reopens
 // it with a new cooldown. Record returns the circuit after the update.
-func (b *Breaker) Record(ctx context.Context, p Permit, o Outcome) (Status, error) {
+func (b *Breaker) Record(ctx context.Context, p Permit, o Sample) (Status, error) {
 	key := p.Status.Key
 	if key == "" {
 		return Status{}, errEmptyKey
 	}
 	if o != Success && o != Failure {
-		return Status{}, errors.New("outcome must be Success or Failure")
+		return Status{}, errors.New("sample must be Success or Failure")
 	}
 	var now time.Time
 	c, warn, err := b.update(ctx, key, func(c circuit) circuit {

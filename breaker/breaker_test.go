@@ -75,7 +75,7 @@ func (e *env) check(t *testing.T, attempt int) Permit {
 }
 
 // run checks attempt 1 and, if it may run, records o.
-func (e *env) run(t *testing.T, o Outcome) Permit {
+func (e *env) run(t *testing.T, o Sample) Permit {
 	t.Helper()
 	p := e.check(t, 1)
 	if p.Verdict == Allow || p.Verdict == Probe {
@@ -401,7 +401,7 @@ func TestBreakerRefusesEmptyKeysAndUnknownOutcomes(t *testing.T) {
 	assert.Error(t, err)
 	_, err = b.Record(ctx, Permit{}, Success)
 	assert.Error(t, err)
-	_, err = b.Record(ctx, Permit{Verdict: Allow, Status: Status{Key: "k"}}, Outcome(0))
+	_, err = b.Record(ctx, Permit{Verdict: Allow, Status: Status{Key: "k"}}, Sample(0))
 	assert.Error(t, err)
 	_, err = b.TakeRunRetry(ctx, "", 3)
 	assert.Error(t, err)

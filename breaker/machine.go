@@ -72,13 +72,15 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("verdict(%d)", int(v))
 }
 
-// Outcome is the result of one attempt as the breaker counts it. Terminal
-// failures and cancellations are not recorded at all.
-type Outcome int
+// Sample is one attempt as the breaker counts it: a Success or a
+// Failure. Terminal failures and cancellations are not recorded at all.
+// (It is not runner.Attempt, the attempt itself, nor report.Outcome, how
+// a whole run ended.)
+type Sample int
 
 const (
 	// Success is an attempt that succeeded.
-	Success Outcome = iota + 1
+	Success Sample = iota + 1
 	// Failure is an attempt that failed transiently.
 	Failure
 )
@@ -238,11 +240,11 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 	return Allow
 }
 
-// observe returns c after an attempt with outcome o ended at now. probe
+// observe returns c after an attempt counted as o ended at now. probe
 // tells whether the attempt ran as the probe of generation gen; a probe of
 // a generation that has passed counts as an ordinary attempt. A cooldown is
 // drawn from r only when the circuit opens or reopens.
-func (cfg Config) observe(c circuit, now time.Time, o Outcome, probe bool, gen uint64, r Rand) circuit {
+func (cfg Config) observe(c circuit, now time.Time, o Sample, probe bool, gen uint64, r Rand) circuit {
 	c = cfg.prune(c, now)
 	failed := o == Failure
 	c.Spent, c.SpentAt = cfg.spent(c, now), now

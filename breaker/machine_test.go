@@ -35,7 +35,7 @@ func fixedCooldown() Config {
 	return cfg
 }
 
-func feed(cfg Config, c circuit, start time.Time, outcomes ...Outcome) (circuit, time.Time) {
+func feed(cfg Config, c circuit, start time.Time, outcomes ...Sample) (circuit, time.Time) {
 	now := start
 	for i, o := range outcomes {
 		now = start.Add(time.Duration(i) * time.Second)
@@ -44,8 +44,8 @@ func feed(cfg Config, c circuit, start time.Time, outcomes ...Outcome) (circuit,
 	return c, now
 }
 
-func repeat(o Outcome, n int) []Outcome {
-	out := make([]Outcome, n)
+func repeat(o Sample, n int) []Sample {
+	out := make([]Sample, n)
 	for i := range out {
 		out[i] = o
 	}
@@ -80,7 +80,7 @@ func TestCircuitOpensAtRatioWithMinimumAttempts(t *testing.T) {
 	cfg := fixedCooldown() // ratio 0.5, min 5
 	tests := []struct {
 		name     string
-		outcomes []Outcome
+		outcomes []Sample
 		open     bool
 	}{
 		{"four failures are below the minimum", repeat(Failure, 4), false},
@@ -265,7 +265,7 @@ func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 }
 
 // feedAt records outcomes on c, all at now.
-func feedAt(cfg Config, c circuit, now time.Time, outcomes ...Outcome) circuit {
+func feedAt(cfg Config, c circuit, now time.Time, outcomes ...Sample) circuit {
 	for _, o := range outcomes {
 		c = cfg.observe(c, now, o, false, 0, edgeRand{})
 	}

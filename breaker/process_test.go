@@ -121,7 +121,7 @@ func processHelpers() map[string]helperFunc {
 			}
 			ctx := context.Background()
 			for i := 0; ; i++ {
-				o := Outcome(1 + i%2)
+				o := Sample(1 + i%2)
 				if _, err := b.Record(ctx, Permit{Verdict: Allow, Status: Status{Key: a.Key}}, o); err != nil {
 					return fail(err)
 				}

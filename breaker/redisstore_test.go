@@ -174,7 +174,7 @@ func TestRedisConcurrentClientsLoseNoUpdates(t *testing.T) {
 		wg.Go(func() {
 			var r hammerReport
 			for i := range perClient {
-				o := Outcome(1 + i%2)
+				o := Sample(1 + i%2)
 				if _, err := b.Record(ctx, Permit{Verdict: Allow, Status: Status{Key: "shared"}}, o); err != nil {
 					errs <- err
 					return

@@ -8,6 +8,7 @@ import (
 
 	"retry/breaker"
 	"retry/exitcodes"
+	"retry/policy"
 )
 
 // Command returns retry's command tree for generating documentation and
@@ -31,7 +32,7 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 		}
 	}
 	completions := map[string]func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective){
-		"jitter":      fixed("full", "equal", "none"),
+		"jitter":      fixed(policy.JitterNames()...),
 		"stdin":       fixed("auto", "replay", "inherit", "null"),
 		"stdout":      fixed("pass", "buffer"),
 		"nested":      fixed("warn", "single", "allow"),

@@ -1,8 +1,8 @@
 package cmd
 
-// Configuration layers, lowest first: built-in defaults, a named policy
-// (-p NAME, from .retry.toml or the user's config.toml, or a built-in
-// profile), RETRY_OPTS, the command line. The policy and RETRY_OPTS become
+// Configuration layers, lowest first: built-in defaults, a policy (-p
+// NAME: a named set of flag settings, from .retry.toml or the user's
+// config.toml, or a built-in profile), RETRY_OPTS, the command line. The policy and RETRY_OPTS become
 // flag words placed before the command line's own, so the same parser
 // handles them all and a later word wins.
 
@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,14 +24,14 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// profiles are the policies that need no file.
-func profiles() map[string]map[string][]string {
-	return map[string]map[string][]string{
+// profiles are the built-in policies, which need no file.
+func profiles() map[string]map[string]any {
+	return map[string]map[string]any{
 		// For a person waiting at a terminal: blips only, answer fast.
-		"interactive": {"attempts": {"3"}, "fast": {"2"}, "deadline": {"2s"}},
+		"interactive": {"attempts": "3", "fast": "2", "deadline": "2s"},
 		"default":     {},
 		// For background and cron work: ride out long outages.
-		"patient": {"attempts": {"8"}, "slow-max": {"5m"}, "deadline": {"30m"}},
+		"patient": {"attempts": "8", "slow-max": "5m", "deadline": "30m"},
 	}
 }
 
@@ -244,15 +245,11 @@ type layered struct {
 func scratchFlags() *pflag.FlagSet {
 	o := defaultOptions()
 	fs := pflag.NewFlagSet("retry", pflag.ContinueOnError)
-	fs.SetOutput(discard{})
+	fs.SetOutput(io.Discard)
 	fs.SetInterspersed(false)
 	o.bind(fs)
 	return fs
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // layers reads RETRY_OPTS and the chosen policy. cmdline are the command
 // line's arguments after the subcommand, if any. With neither RETRY_OPTS
@@ -306,11 +303,7 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 	case found != nil:
 		words, sources, err = policyWords(name, found.policies[name], found.path, found.data, scratchFlags())
 	case profiles()[name] != nil:
-		settings := map[string]any{}
-		for k, v := range profiles()[name] {
-			settings[k] = v[0]
-		}
-		words, sources, err = policyWords(name, settings, "built-in profile", nil, scratchFlags())
+		words, sources, err = policyWords(name, profiles()[name], "built-in profile", nil, scratchFlags())
 	default:
 		return nil, &UsageError{Flag: "--policy", Value: name, Want: "no such policy; known: " + strings.Join(known, ", ") + " (policies live in .retry.toml or ~/.config/retry/config.toml)"}
 	}

@@ -1,6 +1,16 @@
 // Package cmd is retry's command line: it parses flags into Options, checks
 // them into a Plan, wires the runner, signals and report packages together,
-// and maps the run's result to the process exit code through exitcodes.
+// and settles how the run ended: its outcome, its exit code and whether
+// the --fallback command runs (see settle).
+//
+// Three things could be called a policy; each has its own word:
+//   - the schedule: the attempts, the waits of the fast and slow phases and
+//     the deadline, which package policy decides (policy.Policy,
+//     Plan.Policy);
+//   - a policy: a named set of flag settings chosen with -p/--policy, from
+//     [policies.NAME] in .retry.toml or the user's config.toml (see layers);
+//   - a profile: a built-in policy, which needs no file (interactive,
+//     default, patient; see profiles).
 package cmd
 
 import (
@@ -102,16 +112,61 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	return code
 }
 
+// subcommand is one of retry's subcommands.
+type subcommand struct {
+	name string
+	// runFlags is set when it takes a run's flags: the words of the -p
+	// policy and RETRY_OPTS go before its own, and its flags complete as
+	// a run's do.
+	runFlags bool
+	// build makes the command; nil for cobra's own (completion, help),
+	// which cobra adds. sources are where the run's flags came from.
+	build func(deps Deps, sources *map[string]string) *cobra.Command
+}
+
+// subcommands are retry's subcommands, the one list newRoot builds the
+// tree from and a start checks its first words against without building
+// it. An array, not a slice, so that checking a word costs no allocation.
+func subcommands() [7]subcommand {
+	return [...]subcommand{
+		{name: "plan", runFlags: true, build: newPlan},
+		{name: "presets", build: func(Deps, *map[string]string) *cobra.Command { return newPresets() }},
+		{name: "breaker", build: func(deps Deps, _ *map[string]string) *cobra.Command { return newBreakerCommand(deps) }},
+		{name: "timing", build: func(deps Deps, _ *map[string]string) *cobra.Command { return newTimingCommand(deps) }},
+		{name: "version", build: func(Deps, *map[string]string) *cobra.Command { return newVersion() }},
+		{name: "completion"},
+		{name: "help"},
+	}
+}
+
+// subcommandNamed returns the subcommand named name, if there is one.
+func subcommandNamed(name string) (subcommand, bool) {
+	for _, s := range subcommands() {
+		if s.name == name {
+			return s, true
+		}
+	}
+	return subcommand{}, false
+}
+
+// subcommandNames are the names of retry's subcommands.
+func subcommandNames() []string {
+	var names []string
+	for _, s := range subcommands() {
+		names = append(names, s.name)
+	}
+	return names
+}
+
 // withLayers puts the words of the -p policy and RETRY_OPTS before the
-// command line's own flags, for a run or `retry plan`; other subcommands
-// take their arguments as they are.
+// command line's own flags, for a run or a subcommand that takes a run's
+// flags (retry plan); other subcommands take their arguments as they are.
 func withLayers(args []string, deps Deps) ([]string, map[string]string, error) {
 	at := 0
 	if len(args) > 0 {
-		switch args[0] {
-		case "plan":
+		if s, ok := subcommandNamed(args[0]); ok && s.runFlags {
 			at = 1
-		case "version", "completion", "help", "presets", "breaker", "timing", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		} else if ok || args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd {
 			return args, nil, nil
 		}
 	}
@@ -136,7 +191,7 @@ func needsTree(args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case slices.Contains(subcommands(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
+		case slices.Contains(subcommandNames(), a), a == cobra.ShellCompRequestCmd, a == cobra.ShellCompNoDescRequestCmd, a == "--help",
 			len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'h'):
 			return true
 		}
@@ -239,10 +294,17 @@ was stopped by signal n. See docs/exit-codes.md.`,
 		root.CompletionOptions.DisableDefaultCmd = true
 		return root
 	}
-	plan := newPlan(deps, &sources)
-	root.AddCommand(newVersion(), newPresets(), newBreakerCommand(deps), newTimingCommand(deps), plan)
 	registerCompletions(root, deps)
-	registerCompletions(plan, deps)
+	for _, s := range subcommands() {
+		if s.build == nil {
+			continue
+		}
+		c := s.build(deps, &sources)
+		root.AddCommand(c)
+		if s.runFlags {
+			registerCompletions(c, deps)
+		}
+	}
 	return root
 }
 
@@ -278,10 +340,37 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if guard != nil {
 		guard.waiting = func(w breaker.Wait) { out.waiting(o.Breaker.Key, w) }
 	}
+	var res runner.Result
+	e := runEnd{fallback: len(plan.Fallback) > 0}
 	if open := guard.first(ctx); open != nil {
 		out.refused(guard.openMessage(*open))
-		return out.finish(ctx, o, plan, cfg, runner.Result{Start: time.Now()}, report.OutcomeBreakerOpen, exitcodes.Summary{BreakerOpen: true})
+		res.Start = time.Now()
+		// Nothing ran: a signal now has no attempt to stop, and ends the
+		// run only by ruling out the fallback (e.cancelled).
+		e.circuitOpen = true
+	} else {
+		res = attempt(ctx, deps, o, plan, guard, &cfg, warn)
+		if out.breaker != nil && guard != nil {
+			out.breaker.Waited = guard.waited
+		}
+		e.circuitOpen = circuitRefused(res.Refusal)
+		e.interrupted = relay.Received()
+		e.brokenPipe = errors.Is(out.captured.Err, syscall.EPIPE)
 	}
+	e.res, e.cancelled = res, ctx.Err() != nil
+	end := settle(e)
+	if end.fallback {
+		exit, err := runner.RunOnce(ctx, cfg, plan.Fallback)
+		out.fellBack(exit, err)
+		e.fellBack, e.interrupted = &exit, relay.Received()
+		end = settle(e)
+	}
+	out.finish(ctx, o, plan, report.Ending{Result: res, Outcome: end.outcome, ExitCode: end.code})
+	return end.code
+}
+
+// attempt runs the plan's attempts, through guard when there is one.
+func attempt(ctx context.Context, deps Deps, o *Options, plan Plan, guard *guard, cfg *runner.Config, warn func(string, ...any)) runner.Result {
 	if guard != nil {
 		cfg.Gate = guard
 		if guard.probing() && !guard.wait {
@@ -293,32 +382,12 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	}
 	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
 	defer learned.close()
-	learned.apply(&cfg)
+	learned.apply(cfg)
 	steptrace.Mark("setup")
-	res := runner.Run(ctx, cfg)
+	res := runner.Run(ctx, *cfg)
 	steptrace.Mark("run")
 	learned.record(ctx, res)
-	if out.breaker != nil && guard != nil {
-		out.breaker.Waited = guard.waited
-	}
-	outcome := report.OutcomeOf(res.Stop)
-	_, opened := isRefusal(res.Refusal)
-	if opened {
-		outcome = report.OutcomeBreakerOpen
-	}
-	downstreamClosed := res.Stop == runner.DownstreamClosed || errors.Is(out.captured.Err, syscall.EPIPE)
-	return out.finish(ctx, o, plan, cfg, res, outcome, exitcodes.Summary{
-		Succeeded:   res.Stop == runner.Succeeded && !downstreamClosed,
-		Interrupted: relay.Received(),
-		// The deadline cut the last attempt short, or passed before the
-		// first one could start (nothing ran: no code of the command's).
-		DeadlineStopped:  res.Stop == runner.Deadline && (res.Last().DeadlineHit || len(res.Attempts) == 0),
-		DownstreamClosed: downstreamClosed,
-		// A run that waited for the circuit and gave up before any
-		// attempt ran exits as one refused at once.
-		BreakerOpen: opened && len(res.Attempts) == 0,
-		Last:        res.Last().Exit,
-	})
+	return res
 }
 
 // runConfig turns the plan into the runner's configuration.

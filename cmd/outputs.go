@@ -14,8 +14,10 @@ import (
 	"retry/signals"
 )
 
-// outputs are the renderers of one run, and what happens once it is over:
-// the fallback, the summary, the report file and the metrics file.
+// outputs are the renderers of one run, and what they write once it is
+// over: the line about the fallback, the summary, the report file and the
+// metrics file. They decide nothing: run settles the ending (see settle)
+// and runs the fallback.
 type outputs struct {
 	deps      Deps
 	program   string
@@ -89,8 +91,8 @@ func (x *outputs) observe(e runner.Event) {
 	}
 	if x.text != nil {
 		x.text.Observe(e)
-		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Outcome.Stopped != 0 {
-			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Outcome.Stopped, e.Outcome.Attempt, x.relay.Received() != 0))
+		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Attempt.Stopped != 0 {
+			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Attempt.Stopped, e.Attempt.N, x.relay.Received() != 0))
 		}
 	}
 	if x.repeats != nil {
@@ -168,24 +170,21 @@ func (x *outputs) stop() {
 	}
 }
 
-// finish runs the fallback when retry gave up, then writes the summary,
-// the report file and the metrics file, and returns the exit code.
-func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.Config, res runner.Result, outcome report.Outcome, s exitcodes.Summary) int {
-	gaveUp := !s.Succeeded && s.Interrupted == 0 && !s.DownstreamClosed
-	if len(plan.Fallback) > 0 && gaveUp && ctx.Err() == nil {
-		exit, err := runner.RunOnce(ctx, cfg, plan.Fallback)
-		s.FallbackRan, s.Fallback, s.Interrupted = true, exit, x.relay.Received()
-		outcome = report.OutcomeFallback
-		if x.text != nil {
-			msg := exit.String()
-			if err != nil {
-				msg = err.Error()
-			}
-			fmt.Fprintf(x.line, "retry: ran the --fallback command instead: %s\n", report.OneLine(msg))
-		}
+// fellBack says that the --fallback command ran, and how it ended.
+func (x *outputs) fellBack(exit exitcodes.Exit, err error) {
+	if x.text == nil {
+		return
 	}
-	code := exitcodes.Code(s)
-	ending := report.Ending{Result: res, Outcome: outcome, ExitCode: code}
+	msg := exit.String()
+	if err != nil {
+		msg = err.Error()
+	}
+	fmt.Fprintf(x.line, "retry: ran the --fallback command instead: %s\n", report.OneLine(msg))
+}
+
+// finish writes the run's ending to the JSON log, the report file and the
+// metrics file.
+func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, ending report.Ending) {
 	if x.json != nil {
 		x.json.Finish(ending)
 	}
@@ -220,5 +219,4 @@ func (x *outputs) finish(ctx context.Context, o *Options, plan Plan, cfg runner.
 			warn("--metrics-file %s: %v", o.MetricsFile, err)
 		}
 	}
-	return code
 }

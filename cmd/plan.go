@@ -187,7 +187,7 @@ func writePlan(w io.Writer, o *Options, plan Plan, named bool) {
 	writeRules(w, o, plan, named)
 }
 
-// whenOpen says what a run with policy p does about an open circuit.
+// whenOpen says what a run with schedule p does about an open circuit.
 func whenOpen(b *breakerOptions, p policy.Policy) string {
 	why := ""
 	if b.WhenOpen == "auto" {

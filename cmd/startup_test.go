@@ -75,6 +75,22 @@ func TestNeedsTreeForSubcommandsAndHelpOnly(t *testing.T) {
 	}
 }
 
+// A start checks its first words against subcommands without building
+// the tree: the list must be the tree's, and the subcommands that take a
+// run's flags (and so its layers) must be the ones that have them.
+func TestSubcommandsAreTheTreesCommands(t *testing.T) {
+	t.Parallel()
+	root := Command()
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+		s, ok := subcommandNamed(c.Name())
+		require.True(t, ok, "%s is in the tree but not in subcommands()", c.Name())
+		assert.Equal(t, s.runFlags, c.Flags().Lookup("policy") != nil, "%s takes a run's flags", c.Name())
+	}
+	assert.ElementsMatch(t, subcommandNames(), names)
+}
+
 // Without layers, the flags set on the command line are named as its,
 // for a run and for retry plan alike.
 func TestFlagsWithoutLayersComeFromTheCommandLine(t *testing.T) {

@@ -127,12 +127,6 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// subcommands are retry's own subcommands, which a mistyped one is
-// compared with.
-func subcommands() []string {
-	return []string{"plan", "presets", "breaker", "timing", "completion", "version", "help"}
-}
-
 // subcommandHint starts attempts with next, and when program, the
 // command's program, is not found and is a near miss of a subcommand
 // ("retry presest"), says which one in the not-found error. The command
@@ -148,7 +142,7 @@ func (s subcommandHint) Start(ctx context.Context, c runner.Command) (runner.Pro
 	if err == nil || !errors.As(err, &se) || se.Kind != exitcodes.ProgramMissing || len(c.Args) == 0 || c.Args[0] != s.program || strings.Contains(s.program, "/") {
 		return p, err
 	}
-	sub := closest(s.program, subcommands())
+	sub := closest(s.program, subcommandNames())
 	if sub == "" {
 		return p, err
 	}

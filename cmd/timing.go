@@ -199,7 +199,7 @@ func (l *learner) apply(cfg *runner.Config) {
 // limit is runner.Config.Limits: the learned limit, doubled after each
 // attempt stopped at it; before the key is learned (or without the
 // store), the fallback, or none.
-func (l *learner) limit(_ int, last runner.Outcome) runner.Limit {
+func (l *learner) limit(_ int, last runner.Attempt) runner.Limit {
 	if stoppedAtLearned(last) {
 		l.cur = timing.Escalate(last.Limit.D)
 	}
@@ -246,7 +246,7 @@ func (l *learner) record(ctx context.Context, res runner.Result) {
 
 // stoppedAtLearned reports whether the learned limit (not the deadline)
 // stopped the attempt.
-func stoppedAtLearned(o runner.Outcome) bool {
+func stoppedAtLearned(o runner.Attempt) bool {
 	return o.Limit.From == limitLearned && o.Exit.TimedOut && !o.DeadlineHit
 }
 

@@ -1,6 +1,6 @@
 // Package exitcodes classifies how one attempt ended (transient, terminal or
-// success) and holds the one table that turns a run's result into retry's own
-// process exit code.
+// success) and names retry's own process exit codes; cmd settles which one
+// a run ends with.
 //
 // It is pure: values in, values out, no I/O, so every rule is tested
 // exhaustively.

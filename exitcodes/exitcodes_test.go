@@ -89,33 +89,6 @@ func TestExitDescriptions(t *testing.T) {
 	assert.Equal(t, "transient", Transient.String())
 }
 
-func TestCodeTable(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		s    Summary
-		want int
-	}{
-		{"success", Summary{Succeeded: true, Last: Exit{}}, 0},
-		{"success even if a late signal arrived", Summary{Succeeded: true, Interrupted: syscall.SIGTERM}, 0},
-		{"give-up passes the last code on", Summary{Last: Exit{Code: 7}}, 7},
-		{"killed child counts as 128+n", Summary{Last: Signaled(syscall.SIGKILL)}, 137},
-		{"stopped by SIGINT", Summary{Interrupted: syscall.SIGINT, Last: Exit{Code: 1}}, 130},
-		{"stopped by SIGTERM", Summary{Interrupted: syscall.SIGTERM, Last: Exit{Code: 1}}, 143},
-		{"signal beats the deadline", Summary{Interrupted: syscall.SIGHUP, DeadlineStopped: true}, 129},
-		{"deadline stopped an attempt", Summary{DeadlineStopped: true, Last: Exit{TimedOut: true, Code: 143}}, 124},
-		{"last attempt timed out", Summary{Last: Exit{TimedOut: true, Code: 137, Signal: syscall.SIGKILL}}, 124},
-		{"circuit open", Summary{BreakerOpen: true}, 75},
-		{"not found", Summary{Last: Exit{Start: ProgramMissing, Code: 127}}, 127},
-		{"not executable", Summary{Last: Exit{Start: ProgramNotExecutable, Code: 126}}, 126},
-		{"could not start", Summary{Last: Exit{Start: StartFailed, Code: 125}}, 125},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, Code(tc.s))
-		})
-	}
-}
-
 func TestParseSignalAcceptsNamesAndNumbers(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"TERM", "SIGTERM", "term", "sigterm", "15"} {

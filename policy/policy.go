@@ -5,6 +5,11 @@
 // The package never sleeps and never reads the clock: the caller passes the
 // attempt number, the time used so far and a random source, and gets back a
 // Decision. That keeps every rule testable exactly and instantly.
+//
+// What this package decides is the schedule, and retry's documentation
+// calls it that: to its users a policy is a named set of flag settings
+// chosen with -p (cmd), and a profile is a built-in one. The package and
+// its Policy type keep the name a retry schedule has in the literature.
 package policy
 
 import (

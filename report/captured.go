@@ -25,10 +25,10 @@ func (c *Captured) Observe(e runner.Event) {
 	if !ok {
 		return
 	}
-	o := end.Outcome
+	o := end.Attempt
 	if o.Unheld != nil {
 		fmt.Fprintf(c.Stderr, "retry: warning: --stdout buffer could not hold attempt %d's output past %s (%v), so it went to stdout as it came: set TMPDIR to a writable directory with room\n",
-			o.Attempt, Size(runner.SpoolMemory), OneLine(o.Unheld.Error()))
+			o.N, Size(runner.SpoolMemory), OneLine(o.Unheld.Error()))
 	}
 	if o.Stdout == nil {
 		return
@@ -42,6 +42,6 @@ func (c *Captured) Observe(e runner.Event) {
 	if c.Drop || o.Stdout.Size() == 0 {
 		return
 	}
-	fmt.Fprintf(c.Stderr, "retry: output of failed attempt %d:\n", o.Attempt)
+	fmt.Fprintf(c.Stderr, "retry: output of failed attempt %d:\n", o.N)
 	o.Stdout.WriteTo(c.Stderr)
 }

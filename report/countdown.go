@@ -66,9 +66,9 @@ func UseColor(terminal bool, env []string) bool {
 func (c *Countdown) Observe(e runner.Event) {
 	c.Stop()
 	if e, ok := e.(*runner.AttemptEnded); ok {
-		next := e.Outcome.Next
+		next := e.Attempt.Next
 		if !e.Final && next.Retry && next.Wait > c.Min {
-			c.start(e.Outcome.Attempt+1, e.Max, next.Phase.String(), next.Wait)
+			c.start(e.Attempt.N+1, e.Max, next.Phase.String(), next.Wait)
 		}
 	}
 }

@@ -43,8 +43,8 @@ func (l *lockedBuffer) frames() []string {
 // waitingFor is attempt n-1 failing, followed by a wait of d before
 // attempt n of 5.
 func waitingFor(n int, d time.Duration, phase policy.Phase) *runner.AttemptEnded {
-	return &runner.AttemptEnded{Max: 5, Outcome: runner.Outcome{
-		Attempt: n - 1, Exit: exitcodes.Exit{Code: 7}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient},
+	return &runner.AttemptEnded{Max: 5, Attempt: runner.Attempt{
+		N: n - 1, Exit: exitcodes.Exit{Code: 7}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient},
 		Next: policy.Decision{Retry: true, Wait: d, Phase: phase, Bound: d},
 	}}
 }
@@ -153,7 +153,7 @@ func TestCountdownStaysOffForShortWaitsAndAfterTheLastAttempt(t *testing.T) {
 		c := &Countdown{W: &w, Min: time.Second}
 		c.Observe(waitingFor(2, time.Second, policy.Fast))
 		final := waitingFor(5, 0, 0)
-		final.Final, final.Outcome.Next = true, policy.Decision{Stop: policy.Exhausted}
+		final.Final, final.Attempt.Next = true, policy.Decision{Stop: policy.Exhausted}
 		c.Observe(final)
 		c.Observe(&runner.Finished{})
 		c.Stop()

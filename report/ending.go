@@ -9,13 +9,13 @@ import (
 )
 
 // Outcome names how a whole run ended, as the JSON log, the report file and
-// the metrics show it. (A runner.Outcome is one attempt; an Outcome is the
-// run.)
+// the metrics show it. (A runner.Attempt is one attempt; an Outcome is the
+// whole run.)
 type Outcome string
 
-// The outcomes of a run. The runner's stop reasons map onto all but
-// OutcomeBreakerOpen and OutcomeFallback (see OutcomeOf); the caller sets
-// those two, which the runner does not know about.
+// The outcomes of a run. The caller names the one a run ended with (see
+// Ending); the runner's stop reasons map onto all but OutcomeBreakerOpen
+// and OutcomeFallback, which the runner does not know about.
 const (
 	// OutcomeSuccess means an attempt succeeded.
 	OutcomeSuccess Outcome = "success"
@@ -50,50 +50,20 @@ func Outcomes() []Outcome {
 		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeStdoutNotHeld, OutcomeBreakerOpen, OutcomeFallback}
 }
 
-// OutcomeOf names the ending of a run that the runner stopped for s. A
-// Retry-After hint that would pass the deadline counts as OutcomeDeadline.
-// A stop reason it does not know is named by its String.
-func OutcomeOf(s runner.Stop) Outcome {
-	switch s {
-	case runner.Succeeded:
-		return OutcomeSuccess
-	case runner.Exhausted, runner.Refused:
-		// A spent retry budget ends the retries as running out of
-		// attempts does; a circuit that opened is named by the caller.
-		return OutcomeExhausted
-	case runner.Deadline, runner.HintPastDeadline, runner.HintTooLong:
-		return OutcomeDeadline
-	case runner.Terminal, runner.HookFailed:
-		return OutcomeTerminal
-	case runner.Cancelled, runner.DownstreamClosed:
-		return OutcomeCancelled
-	case runner.StdinUnreplayable:
-		return OutcomeStdinUnreplayable
-	case runner.StdoutNotHeld:
-		return OutcomeStdoutNotHeld
-	}
-	return Outcome(s.String())
-}
-
 // Ending is a finished run as the caller knows it: the runner's Result
 // together with what only the caller decides, the outcome's name and
 // retry's exit code. Report shows both and decides neither.
 type Ending struct {
 	Result runner.Result
-	// Outcome names the ending; empty means OutcomeOf(Result.Stop). The
-	// caller sets it for endings the runner cannot know, such as
-	// OutcomeBreakerOpen (with an empty Result.Attempts) or OutcomeFallback.
+	// Outcome names the ending, as cmd settled it; with
+	// OutcomeBreakerOpen, Result.Attempts may be empty.
 	Outcome Outcome
-	// ExitCode is retry's own exit code, as cmd computed it.
+	// ExitCode is retry's own exit code, as cmd settled it.
 	ExitCode int
 }
 
-func (e Ending) outcome() Outcome {
-	if e.Outcome != "" {
-		return e.Outcome
-	}
-	return OutcomeOf(e.Result.Stop)
-}
+// outcome is the ending's name, as cmd settled it.
+func (e Ending) outcome() Outcome { return e.Outcome }
 
 // end is when the run ended.
 func (e Ending) end() time.Time { return e.Result.Start.Add(e.Result.Elapsed) }
@@ -108,8 +78,8 @@ func (e Ending) lastError() *string {
 }
 
 // facts is one attempt reduced to plain values, shared by the JSON log and
-// the report file. Every field of runner.Outcome that machines see passes
-// through attemptFacts, so a field added to Outcome (or Verdict) is added to
+// the report file. Every field of runner.Attempt that machines see passes
+// through attemptFacts, so a field added to Attempt (or Verdict) is added to
 // both outputs here.
 type facts struct {
 	ExitCode    int
@@ -135,7 +105,7 @@ type facts struct {
 	LimitFrom *string
 }
 
-func attemptFacts(o runner.Outcome) facts {
+func attemptFacts(o runner.Attempt) facts {
 	f := facts{
 		ExitCode:    o.Exit.Code,
 		TimedOut:    o.Exit.TimedOut,

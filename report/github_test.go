@@ -29,11 +29,11 @@ func TestGitHubWarnsForEachRetryAndGroupsEachRetriedAttempt(t *testing.T) {
 	var b bytes.Buffer
 	g := &GitHub{W: &b, Program: "curl"}
 	for i, o := range e.Result.Attempts {
-		g.Observe(&runner.AttemptStarted{Attempt: o.Attempt, Max: 3})
+		g.Observe(&runner.AttemptStarted{Attempt: o.N, Max: 3})
 		if i == 1 {
 			b.WriteString("the child's output\n")
 		}
-		g.Observe(&runner.AttemptEnded{Outcome: o, Max: 3, Final: i == len(e.Result.Attempts)-1})
+		g.Observe(&runner.AttemptEnded{Attempt: o, Max: 3, Final: i == len(e.Result.Attempts)-1})
 	}
 	g.Observe(&runner.Finished{Result: e.Result})
 	assert.Equal(t, "::warning title=retry::attempt 1/3 failed: exit 7 (transient); retrying in 40ms (fast phase)\n"+

@@ -92,11 +92,11 @@ func (l *JSONLog) Observe(e runner.Event) {
 			Attempt: e.Attempt, Max: e.Max,
 		})
 	case *runner.AttemptEnded:
-		o := e.Outcome
+		o := e.Attempt
 		f := attemptFacts(o)
 		end := timestamp(o.Start.Add(o.Duration))
 		l.write(jsonAttemptEnd{
-			Type: "attempt_end", Time: end, Program: l.Program, Attempt: o.Attempt, Max: e.Max,
+			Type: "attempt_end", Time: end, Program: l.Program, Attempt: o.N, Max: e.Max,
 			ExitCode: f.ExitCode, Signal: f.Signal, TimedOut: f.TimedOut, DeadlineHit: f.DeadlineHit,
 			Class: f.Class, Rule: f.Rule, Error: f.Error, DurationMS: millis(o.Duration),
 			StdoutBytes: f.StdoutBytes, StderrBytes: f.StderrBytes,
@@ -104,7 +104,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 		})
 		if !e.Final && f.WaitMS != nil {
 			l.write(jsonWait{
-				Type: "wait", Time: end, Program: l.Program, Attempt: o.Attempt + 1, Max: e.Max,
+				Type: "wait", Time: end, Program: l.Program, Attempt: o.N + 1, Max: e.Max,
 				WaitMS: *f.WaitMS, Phase: *f.WaitPhase, RetryAfterMS: f.RetryAfterMS, Reason: Failure(o),
 			})
 		}
@@ -117,7 +117,7 @@ func (l *JSONLog) Observe(e runner.Event) {
 func (l *JSONLog) Finish(e Ending) {
 	l.write(jsonSummary{
 		Type: "summary", Time: timestamp(e.end()), Program: l.Program, Argv: l.argv(),
-		Outcome: e.outcome(), Attempts: len(e.Result.Attempts), ElapsedMS: millis(e.Result.Elapsed),
+		Outcome: e.Outcome, Attempts: len(e.Result.Attempts), ElapsedMS: millis(e.Result.Elapsed),
 		ExitCode: e.ExitCode, LastError: e.lastError(),
 	})
 }

@@ -72,7 +72,7 @@ func TestJSONLogDescribesAProgramThatCouldNotStart(t *testing.T) {
 	e := endings()["terminal: command not found"]
 	var b bytes.Buffer
 	l := &JSONLog{W: &b, Program: "curlx"}
-	l.Observe(&runner.AttemptEnded{Outcome: e.Result.Last(), Max: 5, Final: true})
+	l.Observe(&runner.AttemptEnded{Attempt: e.Result.Last(), Max: 5, Final: true})
 	l.Finish(e)
 	lines := jsonLines(t, b.String())
 	assert.Equal(t, map[string]any{

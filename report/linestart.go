@@ -14,7 +14,7 @@ import (
 // one. Nothing is added on a clean line.
 //
 // It knows the end of an attempt's stderr only when the runner copied it
-// (runner.Outcome.StderrMidLine); when the child wrote to the stream
+// (runner.Attempt.StderrMidLine); when the child wrote to the stream
 // itself, retry does not see its bytes, and a line it left open stays
 // open.
 //
@@ -31,7 +31,7 @@ type LineStart struct {
 // Observe notes where the attempt's copied stderr left the line; it is a
 // runner.Config.Observe function.
 func (l *LineStart) Observe(e runner.Event) {
-	if e, ok := e.(*runner.AttemptEnded); ok && e.Outcome.StderrMidLine {
+	if e, ok := e.(*runner.AttemptEnded); ok && e.Attempt.StderrMidLine {
 		l.mu.Lock()
 		l.midLine = true
 		l.mu.Unlock()

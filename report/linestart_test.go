@@ -20,7 +20,7 @@ func TestLineStartAddsALineFeedOnlyWhenALineIsOpen(t *testing.T) {
 	write("retry: first\n")
 	assert.Equal(t, "retry: first\n", b.String(), "a clean line gets nothing")
 
-	l.Observe(&runner.AttemptEnded{Outcome: runner.Outcome{StderrMidLine: true}})
+	l.Observe(&runner.AttemptEnded{Attempt: runner.Attempt{StderrMidLine: true}})
 	write("retry: second\n")
 	assert.Equal(t, "retry: first\n\nretry: second\n", b.String(), "the attempt left its line open")
 

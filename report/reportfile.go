@@ -133,7 +133,7 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 		SchemaVersion: SchemaVersion,
 		RetryVersion:  f.Version,
 		Command:       reportCommand{Program: f.Program},
-		Outcome:       e.outcome(),
+		Outcome:       e.Outcome,
 		ExitCode:      e.ExitCode,
 		Start:         timestamp(r.Start),
 		End:           timestamp(e.end()),
@@ -150,7 +150,7 @@ func (f *ReportFile) encode(e Ending) ([]byte, error) {
 	for _, o := range r.Attempts {
 		a := attemptFacts(o)
 		doc.Attempts = append(doc.Attempts, reportAttempt{
-			Attempt: o.Attempt, Start: timestamp(o.Start), DurationMS: millis(o.Duration),
+			Attempt: o.N, Start: timestamp(o.Start), DurationMS: millis(o.Duration),
 			ExitCode: a.ExitCode, Signal: a.Signal, TimedOut: a.TimedOut, DeadlineHit: a.DeadlineHit,
 			Class: a.Class, Rule: a.Rule, Error: a.Error,
 			WaitMS: a.WaitMS, WaitPhase: a.WaitPhase, RetryAfterMS: a.RetryAfterMS,

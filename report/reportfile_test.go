@@ -10,8 +10,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"retry/runner"
 )
 
 func compileReportSchema(t *testing.T) *jsonschema.Schema {
@@ -48,7 +46,7 @@ func TestReportFileMatchesTheDocumentedSchemaForEveryKindOfRun(t *testing.T) {
 					Attempts []any   `json:"attempts"`
 				}
 				require.NoError(t, json.Unmarshal(data, &got))
-				assert.Equal(t, end.outcome(), got.Outcome)
+				assert.Equal(t, end.Outcome, got.Outcome)
 				assert.Equal(t, end.ExitCode, got.ExitCode)
 				assert.Len(t, got.Attempts, len(end.Result.Attempts))
 			})
@@ -103,21 +101,6 @@ func TestOutcomeEnumInTheSchemaListsEveryOutcome(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(data, &schema))
 	assert.Equal(t, Outcomes(), schema.Properties.Outcome.Enum)
-}
-
-func TestOutcomeOfNamesEveryStopReason(t *testing.T) {
-	t.Parallel()
-	for stop, want := range map[runner.Stop]Outcome{
-		runner.Succeeded:         OutcomeSuccess,
-		runner.Exhausted:         OutcomeExhausted,
-		runner.Deadline:          OutcomeDeadline,
-		runner.HintPastDeadline:  OutcomeDeadline,
-		runner.Terminal:          OutcomeTerminal,
-		runner.Cancelled:         OutcomeCancelled,
-		runner.StdinUnreplayable: OutcomeStdinUnreplayable,
-	} {
-		assert.Equal(t, want, OutcomeOf(stop), "%v", stop)
-	}
 }
 
 func TestReportFileShowsArgvOnlyWhenVerboseAndThenIsPrivate(t *testing.T) {

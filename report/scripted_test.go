@@ -61,19 +61,19 @@ func scriptedRun() (events []runner.Event, end Ending) {
 	at := t0
 	for i, s := range steps {
 		n := i + 1
-		o := runner.Outcome{Attempt: n, Start: at, Duration: s.took, Exit: s.exit, Verdict: s.verdict, Next: s.next,
+		o := runner.Attempt{N: n, Start: at, Duration: s.took, Exit: s.exit, Verdict: s.verdict, Next: s.next,
 			StdoutWritten: s.stdout, StderrWritten: s.err}
 		o.Limit = runner.Limit{D: 2 * time.Second, From: runner.LimitTimeout} // --timeout 2s
 		events = append(events,
 			&runner.AttemptStarted{Attempt: n, Max: max, Time: at},
-			&runner.AttemptEnded{Outcome: o, Max: max, Final: n == len(steps)})
+			&runner.AttemptEnded{Attempt: o, Max: max, Final: n == len(steps)})
 		res.Attempts = append(res.Attempts, o)
 		at = at.Add(s.took + s.next.Wait)
 	}
 	res.Elapsed = at.Sub(t0) + 2*time.Millisecond // the runner's own time
 	res.Stop = runner.Exhausted
 	events = append(events, &runner.Finished{Result: res})
-	return events, Ending{Result: res, ExitCode: 7}
+	return events, Ending{Result: res, Outcome: OutcomeExhausted, ExitCode: 7}
 }
 
 func observeAll(observe func(runner.Event), events []runner.Event) {
@@ -82,44 +82,45 @@ func observeAll(observe func(runner.Event), events []runner.Event) {
 	}
 }
 
-// endings returns one run of each kind, with the exit code cmd would pick.
+// endings returns one run of each kind, with the outcome and the exit code
+// cmd would settle on.
 func endings() map[string]Ending {
 	t0 := scriptedStart()
-	failed := func(n int, start time.Time, next policy.Decision) runner.Outcome {
-		return runner.Outcome{Attempt: n, Start: start, Duration: 100 * time.Millisecond,
+	failed := func(n int, start time.Time, next policy.Decision) runner.Attempt {
+		return runner.Attempt{N: n, Start: start, Duration: 100 * time.Millisecond,
 			Exit: exitcodes.Exit{Code: 7}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}, Next: next}
 	}
 	waitFast := policy.Decision{Retry: true, Wait: 40 * time.Millisecond, Phase: policy.Fast, Bound: 50 * time.Millisecond}
-	run := func(stop runner.Stop, elapsed time.Duration, attempts ...runner.Outcome) runner.Result {
+	run := func(stop runner.Stop, elapsed time.Duration, attempts ...runner.Attempt) runner.Result {
 		return runner.Result{Start: t0, Elapsed: elapsed, Attempts: attempts, Stop: stop}
 	}
 	_, exhausted := scriptedRun()
 	return map[string]Ending{
-		"success after a retry": {ExitCode: 0, Result: run(runner.Succeeded, 300*time.Millisecond,
+		"success after a retry": {ExitCode: 0, Outcome: OutcomeSuccess, Result: run(runner.Succeeded, 300*time.Millisecond,
 			failed(1, t0, waitFast),
-			runner.Outcome{Attempt: 2, Start: t0.Add(140 * time.Millisecond), Duration: 150 * time.Millisecond,
+			runner.Attempt{N: 2, Start: t0.Add(140 * time.Millisecond), Duration: 150 * time.Millisecond,
 				Verdict: exitcodes.Verdict{Class: exitcodes.Success}})},
 		"attempts exhausted": exhausted,
-		"the deadline stopped an attempt": {ExitCode: exitcodes.Timeout, Result: run(runner.Deadline, 10*time.Second,
+		"the deadline stopped an attempt": {ExitCode: exitcodes.Timeout, Outcome: OutcomeDeadline, Result: run(runner.Deadline, 10*time.Second,
 			failed(1, t0, waitFast),
-			runner.Outcome{Attempt: 2, Start: t0.Add(140 * time.Millisecond), Duration: 9860 * time.Millisecond,
+			runner.Attempt{N: 2, Start: t0.Add(140 * time.Millisecond), Duration: 9860 * time.Millisecond,
 				Exit:        exitcodes.Exit{Code: 143, Signal: syscall.SIGTERM, TimedOut: true},
 				Verdict:     exitcodes.Verdict{Class: exitcodes.Transient},
 				DeadlineHit: true,
 				Limit:       runner.Limit{D: 9860 * time.Millisecond, From: runner.LimitDeadline}})},
-		"a retry-after hint would pass the deadline": {ExitCode: 75, Result: run(runner.HintPastDeadline, 200*time.Millisecond,
-			runner.Outcome{Attempt: 1, Start: t0, Duration: 200 * time.Millisecond, Exit: exitcodes.Exit{Code: 75},
+		"a retry-after hint would pass the deadline": {ExitCode: 75, Outcome: OutcomeDeadline, Result: run(runner.HintPastDeadline, 200*time.Millisecond,
+			runner.Attempt{N: 1, Start: t0, Duration: 200 * time.Millisecond, Exit: exitcodes.Exit{Code: 75},
 				Verdict: exitcodes.Verdict{Class: exitcodes.Transient, Rule: "sysexits EX_TEMPFAIL"},
 				Next:    policy.Decision{Wait: time.Minute, Bound: time.Minute, Phase: policy.Hint, Stop: policy.HintPastDeadline}})},
-		"terminal: command not found": {ExitCode: exitcodes.NotFound, Result: run(runner.Terminal, 2*time.Millisecond,
-			runner.Outcome{Attempt: 1, Start: t0, Duration: time.Millisecond,
+		"terminal: command not found": {ExitCode: exitcodes.NotFound, Outcome: OutcomeTerminal, Result: run(runner.Terminal, 2*time.Millisecond,
+			runner.Attempt{N: 1, Start: t0, Duration: time.Millisecond,
 				Exit:    exitcodes.Exit{Code: 127, Start: exitcodes.ProgramMissing},
 				Verdict: exitcodes.Verdict{Class: exitcodes.Terminal, Rule: "not found"},
 				Err:     &runner.StartError{Program: "curlx", Err: errors.New("executable file not found in $PATH")}})},
-		"cancelled during a wait": {ExitCode: 130, Result: run(runner.Cancelled, 1500*time.Millisecond,
+		"cancelled during a wait": {ExitCode: 130, Outcome: OutcomeCancelled, Result: run(runner.Cancelled, 1500*time.Millisecond,
 			failed(1, t0, policy.Decision{Retry: true, Wait: 3 * time.Second, Phase: policy.Slow, Bound: 4 * time.Second}))},
-		"stdin could no longer be replayed": {ExitCode: 7, Result: runner.Result{Start: t0, Elapsed: 2 * time.Second,
-			Attempts: []runner.Outcome{failed(1, t0, policy.Decision{})}, Stop: runner.StdinUnreplayable,
+		"stdin could no longer be replayed": {ExitCode: 7, Outcome: OutcomeStdinUnreplayable, Result: runner.Result{Start: t0, Elapsed: 2 * time.Second,
+			Attempts: []runner.Attempt{failed(1, t0, policy.Decision{})}, Stop: runner.StdinUnreplayable,
 			StdinLost: &runner.StdinLost{Recorded: 50 << 20, Read: 60 << 20, Whole: true, Max: 50 << 20}}},
 		"breaker open, nothing ran": {ExitCode: exitcodes.TempFail, Outcome: OutcomeBreakerOpen,
 			Result: runner.Result{Start: t0}},

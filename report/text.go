@@ -58,7 +58,7 @@ func (t *Text) Observe(e runner.Event) {
 }
 
 func (t *Text) attemptFailed(e *runner.AttemptEnded) {
-	o := e.Outcome
+	o := e.Attempt
 	took := ""
 	if t.Verbose {
 		took = " after " + Duration(o.Duration)
@@ -72,7 +72,7 @@ func (t *Text) attemptFailed(e *runner.AttemptEnded) {
 		when = "at once" // full jitter drew 0: not "in 0s"
 	}
 	t.printf("attempt %s failed%s: %s; retrying %s (%s)",
-		count(o.Attempt, e.Max), took, Failure(o), when, phase)
+		count(o.N, e.Max), took, Failure(o), when, phase)
 }
 
 // Repeats says, once a run, that an attempt that failed had already
@@ -96,7 +96,7 @@ func (r *Repeats) Observe(e runner.Event) {
 	if !ok || end.Final || r.said || r.StdoutTerminal {
 		return
 	}
-	o := end.Outcome
+	o := end.Attempt
 	w := o.StdoutWritten
 	if !w.Known || w.Held || w.Bytes == 0 {
 		return
@@ -108,7 +108,7 @@ func (r *Repeats) Observe(e runner.Event) {
 	}
 	fmt.Fprintf(r.W, "retry: warning: attempt %d failed after writing %s to %s; attempt %d's output will follow them, so the reader gets both; "+
 		"--stdout buffer passes on only the successful attempt's output\n",
-		o.Attempt, Size(w.Bytes), streams, o.Attempt+1)
+		o.N, Size(w.Bytes), streams, o.N+1)
 }
 
 func (t *Text) finished(r runner.Result) {
@@ -150,7 +150,7 @@ func (t *Text) reason(r runner.Result) string {
 		return "terminal failure"
 	case runner.Deadline:
 		if last.DeadlineHit {
-			return fmt.Sprintf("the %s deadline stopped attempt %d", Duration(t.Deadline), last.Attempt)
+			return fmt.Sprintf("the %s deadline stopped attempt %d", Duration(t.Deadline), last.N)
 		}
 		if last.Next.Wait > 0 {
 			return fmt.Sprintf("the next wait (%s) would pass the %s deadline", Duration(last.Next.Wait), Duration(t.Deadline))
@@ -229,7 +229,7 @@ func (t *Text) printf(format string, args ...any) {
 // Failure describes how an attempt failed and how it was judged:
 // `exit 7 (transient)`, `killed by SIGSEGV (terminal: a crash)`,
 // `"curlx": executable file not found in $PATH (exit 127, terminal)`.
-func Failure(o runner.Outcome) string {
+func Failure(o runner.Attempt) string {
 	v := o.Verdict
 	if o.Err != nil {
 		return fmt.Sprintf("%s (exit %d, %s)", startProblem(o.Err), o.Exit.Code, v.Class)

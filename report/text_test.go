@@ -46,11 +46,11 @@ func TestQuoteMakesArgvPasteable(t *testing.T) {
 
 func TestFailureNamesTheEndingTheClassAndTheRule(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "exit 7 (transient)", Failure(runner.Outcome{
+	assert.Equal(t, "exit 7 (transient)", Failure(runner.Attempt{
 		Exit: exitcodes.Exit{Code: 7}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}))
-	assert.Equal(t, "killed by SIGSEGV (terminal: a crash)", Failure(runner.Outcome{
+	assert.Equal(t, "killed by SIGSEGV (terminal: a crash)", Failure(runner.Attempt{
 		Exit: exitcodes.Signaled(syscall.SIGSEGV), Verdict: exitcodes.Classify(exitcodes.Signaled(syscall.SIGSEGV))}))
-	assert.Equal(t, `"curlx": executable file not found in $PATH (exit 127, terminal)`, Failure(runner.Outcome{
+	assert.Equal(t, `"curlx": executable file not found in $PATH (exit 127, terminal)`, Failure(runner.Attempt{
 		Exit:    exitcodes.Exit{Code: 127, Start: exitcodes.ProgramMissing},
 		Verdict: exitcodes.Verdict{Class: exitcodes.Terminal, Rule: "not found"},
 		Err:     &runner.StartError{Program: "curlx", Err: errors.New("executable file not found in $PATH")},
@@ -61,17 +61,17 @@ func TestTextLinesForARetriedRunThatGivesUp(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	tx := &Text{W: &b, Program: "curl", Argv: []string{"curl", "secret"}}
-	failed := func(n int, wait time.Duration, phase policy.Phase) runner.Outcome {
-		return runner.Outcome{Attempt: n, Exit: exitcodes.Exit{Code: 7},
+	failed := func(n int, wait time.Duration, phase policy.Phase) runner.Attempt {
+		return runner.Attempt{N: n, Exit: exitcodes.Exit{Code: 7},
 			Verdict: exitcodes.Verdict{Class: exitcodes.Transient},
 			Next:    policy.Decision{Retry: wait > 0, Wait: wait, Phase: phase}}
 	}
 	o1, o2 := failed(1, 143*time.Millisecond, policy.Fast), failed(2, 0, 0)
 	tx.Observe(&runner.AttemptStarted{Attempt: 1, Max: 2})
-	tx.Observe(&runner.AttemptEnded{Outcome: o1, Max: 2})
+	tx.Observe(&runner.AttemptEnded{Attempt: o1, Max: 2})
 	tx.Observe(&runner.AttemptStarted{Attempt: 2, Max: 2})
-	tx.Observe(&runner.AttemptEnded{Outcome: o2, Max: 2, Final: true})
-	tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Outcome{o1, o2}, Stop: runner.Exhausted, Elapsed: 1234 * time.Millisecond}})
+	tx.Observe(&runner.AttemptEnded{Attempt: o2, Max: 2, Final: true})
+	tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Attempt{o1, o2}, Stop: runner.Exhausted, Elapsed: 1234 * time.Millisecond}})
 	assert.Equal(t, "retry: attempt 1/2 failed: exit 7 (transient); retrying in 143ms (fast phase)\n"+
 		"retry: giving up on curl after 2 attempts in 1.23s: attempts exhausted; last error: exit 7 (transient)\n", b.String())
 	assert.NotContains(t, b.String(), "secret")
@@ -97,7 +97,7 @@ func TestSizeIsShortAndReadable(t *testing.T) {
 
 func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
 	t.Parallel()
-	failed := runner.Outcome{Attempt: 1, Exit: exitcodes.Exit{Code: 3}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}
+	failed := runner.Attempt{N: 1, Exit: exitcodes.Exit{Code: 3}, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}
 	for _, tc := range []struct {
 		name string
 		lost *runner.StdinLost
@@ -115,7 +115,7 @@ func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
 			t.Parallel()
 			var b strings.Builder
 			tx := &Text{W: &b, Program: "aws", Quiet: true}
-			tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Outcome{failed}, Stop: runner.StdinUnreplayable,
+			tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Attempt{failed}, Stop: runner.StdinUnreplayable,
 				StdinLost: tc.lost, Elapsed: 2 * time.Second}})
 			assert.Equal(t, "retry: giving up on aws after 1 attempt in 2s: "+tc.want+"; last error: exit 3 (transient)\n", b.String())
 		})
@@ -126,7 +126,7 @@ func TestRepeatsWarnsOnceWhenAFailedAttemptsStdoutWentDownstream(t *testing.T) {
 	t.Parallel()
 	wrote := func(n int64) runner.Written { return runner.Written{Bytes: n, Known: true} }
 	ended := func(n int, w runner.Written, final bool) *runner.AttemptEnded {
-		return &runner.AttemptEnded{Outcome: runner.Outcome{Attempt: n, StdoutWritten: w}, Max: 5, Final: final}
+		return &runner.AttemptEnded{Attempt: runner.Attempt{N: n, StdoutWritten: w}, Max: 5, Final: final}
 	}
 	for _, c := range []struct {
 		name     string
@@ -177,7 +177,7 @@ func TestTextSaysAtOnceForAWaitOfZero(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	tx := &Text{W: &b, Program: "curl"}
-	tx.Observe(&runner.AttemptEnded{Max: 3, Outcome: runner.Outcome{Attempt: 1, Exit: exitcodes.Exit{Code: 7},
+	tx.Observe(&runner.AttemptEnded{Max: 3, Attempt: runner.Attempt{N: 1, Exit: exitcodes.Exit{Code: 7},
 		Verdict: exitcodes.Verdict{Class: exitcodes.Transient},
 		Next:    policy.Decision{Retry: true, Phase: policy.Fast}}})
 	assert.Equal(t, "retry: attempt 1/3 failed: exit 7 (transient); retrying at once (fast phase)\n", b.String(),

@@ -137,8 +137,7 @@ func TestRegularFileStdinIsRewoundNotCopied(t *testing.T) {
 	_, err = f.Seek(7, io.SeekStart) // the caller had consumed the header
 	require.NoError(t, err)
 
-	src, err := newStdin(StdinReplay, f, "", 0)
-	require.NoError(t, err)
+	src := newStdin(StdinReplay, f, "", 0)
 	for range 2 {
 		in, done, err := src.forAttempt(false)
 		require.NoError(t, err)
@@ -155,8 +154,7 @@ func TestDevNullStdinIsHandedOverNotPiped(t *testing.T) {
 	null, err := os.Open(os.DevNull)
 	require.NoError(t, err)
 	defer null.Close()
-	src, err := newStdin(StdinReplay, null, "", 0)
-	require.NoError(t, err)
+	src := newStdin(StdinReplay, null, "", 0)
 	defer src.close()
 	for range 2 {
 		in, done, err := src.forAttempt(false)
@@ -169,8 +167,7 @@ func TestDevNullStdinIsHandedOverNotPiped(t *testing.T) {
 	zero, err := os.Open("/dev/zero")
 	require.NoError(t, err)
 	defer zero.Close()
-	src, err = newStdin(StdinReplay, zero, "", 0)
-	require.NoError(t, err)
+	src = newStdin(StdinReplay, zero, "", 0)
 	defer src.close()
 	assert.IsType(t, &tape{}, src)
 }

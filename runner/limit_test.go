@@ -16,8 +16,8 @@ func TestLimitsGiveEachAttemptItsOwnLimitFromTheOneBefore(t *testing.T) {
 		f := &fakeStarter{steps: []step{{takes: time.Hour}, {takes: time.Hour}, ok(3 * time.Second)}}
 		cfg := config(f)
 		cfg.Timeout = time.Minute // the hook's; Limits replaces it for attempts
-		var seen []Outcome
-		cfg.Limits = func(n int, last Outcome) Limit {
+		var seen []Attempt
+		cfg.Limits = func(n int, last Attempt) Limit {
 			seen = append(seen, last)
 			if last.Exit.TimedOut {
 				return Limit{D: 2 * last.Limit.D, From: "learned"}
@@ -33,9 +33,9 @@ func TestLimitsGiveEachAttemptItsOwnLimitFromTheOneBefore(t *testing.T) {
 		assert.Equal(t, time.Second, res.Attempts[0].Duration)
 		assert.Equal(t, 2*time.Second, res.Attempts[1].Duration)
 		require.Len(t, seen, 3)
-		assert.Zero(t, seen[0].Attempt, "the first attempt has none before it")
-		assert.Equal(t, 1, seen[1].Attempt)
-		assert.Equal(t, 2, seen[2].Attempt)
+		assert.Zero(t, seen[0].N, "the first attempt has none before it")
+		assert.Equal(t, 1, seen[1].N)
+		assert.Equal(t, 2, seen[2].N)
 	})
 }
 
@@ -44,7 +44,7 @@ func TestLimitsAreCutToTheDeadlineAndSaySo(t *testing.T) {
 		f := &fakeStarter{steps: []step{{takes: time.Hour}}}
 		cfg := config(f)
 		cfg.Policy = policy.Policy{Attempts: 5, Deadline: 5 * time.Second, Fast: 4, FastDelay: time.Second, FastMax: time.Second, Jitter: policy.NoJitter}
-		cfg.Limits = func(int, Outcome) Limit { return Limit{D: 3 * time.Second, From: "learned"} }
+		cfg.Limits = func(int, Attempt) Limit { return Limit{D: 3 * time.Second, From: "learned"} }
 		res := Run(t.Context(), cfg)
 
 		require.Len(t, res.Attempts, 2)

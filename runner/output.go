@@ -20,7 +20,7 @@ const (
 	// StdoutBuffer holds each attempt's stdout (in memory up to 8 MiB,
 	// then in a private temporary file) so that only the successful
 	// attempt's output reaches our stdout, once. A failed attempt's output
-	// is given to the observer with its Outcome.
+	// is given to the observer with its Attempt.
 	StdoutBuffer
 )
 

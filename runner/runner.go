@@ -51,11 +51,12 @@ type Config struct {
 	ScanStdout bool
 	// WatchStderr makes each attempt's stderr go through a pipe (or a
 	// pseudo-terminal) even when nothing scans it, so that
-	// Outcome.StderrMidLine is known: for a caller whose next line on
+	// Attempt.StderrMidLine is known: for a caller whose next line on
 	// Stderr must start a line of its own (CI workflow commands).
 	WatchStderr bool
 
-	// Policy decides the waits, the attempt limit and the deadline.
+	// Policy is the schedule: it decides the waits, the attempt limit and
+	// the deadline.
 	Policy policy.Policy
 	// Rand drives the jitter.
 	Rand policy.Rand
@@ -71,8 +72,8 @@ type Config struct {
 	Timeout time.Duration
 	// Limits, when set, gives attempt n's limit in place of Timeout
 	// (which still limits the hook), from the attempt before it (the zero
-	// Outcome for the first); it is cut to the deadline too.
-	Limits func(n int, last Outcome) Limit
+	// Attempt for the first); it is cut to the deadline too.
+	Limits func(n int, last Attempt) Limit
 	// Signal is sent to the attempt's process group when its time is up;
 	// SIGKILL follows after KillAfter.
 	Signal    syscall.Signal
@@ -105,8 +106,8 @@ type Config struct {
 // Gate is consulted around attempts by something that sees more than one
 // run, such as a circuit breaker.
 type Gate interface {
-	// Allow is asked before retry number next (from 2), once the policy
-	// has decided to retry and before its wait; an error refuses it,
+	// Allow is asked before retry number next (from 2), once the schedule
+	// (Config.Policy) has decided to retry and before its wait; an error refuses it,
 	// stops the run (Refused) and says why.
 	Allow(ctx context.Context, next int) error
 	// Admit is asked just before attempt number n (from 1) starts, after
@@ -116,7 +117,7 @@ type Gate interface {
 	// Cancelled if ctx has ended, else Refused.
 	Admit(ctx context.Context, n int, deadline time.Time) error
 	// Done is told how each attempt ended.
-	Done(ctx context.Context, o Outcome)
+	Done(ctx context.Context, o Attempt)
 }
 
 // Stop says why a run ended.
@@ -134,7 +135,7 @@ const (
 	// ended at or after the deadline.
 	HintPastDeadline
 	// HintTooLong means the wait the command asked for is longer than the
-	// policy allows (--retry-after-max).
+	// schedule allows (--retry-after-max).
 	HintTooLong
 	// Terminal means an attempt failed in a way that retrying cannot fix.
 	Terminal
@@ -151,7 +152,7 @@ const (
 	// replayed to it whole (Result.StdinLost says why).
 	StdinUnreplayable
 	// StdoutNotHeld means a retry was due but the failed attempt's stdout,
-	// which StdoutBuffer could not hold (Outcome.Unheld says why), went
+	// which StdoutBuffer could not hold (Attempt.Unheld says why), went
 	// downstream as it came: a retry's output would follow it.
 	StdoutNotHeld
 )
@@ -187,11 +188,11 @@ func (s Stop) String() string {
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
 
-// Outcome is one attempt: how it ended, how it was judged, and what
-// followed.
-type Outcome struct {
-	// Attempt is the attempt's number, from 1.
-	Attempt  int
+// Attempt is one attempt of a run: how it ended, how it was judged, and
+// what followed.
+type Attempt struct {
+	// N is the attempt's number, from 1.
+	N        int
 	Start    time.Time
 	Duration time.Duration
 	Exit     exitcodes.Exit
@@ -229,7 +230,7 @@ type Outcome struct {
 	// when the child wrote to Stderr itself: retry does not see those
 	// bytes.
 	StderrMidLine bool
-	// Next is the policy's decision after a transient failure: the wait
+	// Next is the schedule's decision after a transient failure: the wait
 	// before the next attempt, or why there is none.
 	Next policy.Decision
 }
@@ -261,7 +262,7 @@ type Written struct {
 type Result struct {
 	Start    time.Time
 	Elapsed  time.Duration
-	Attempts []Outcome
+	Attempts []Attempt
 	Stop     Stop
 	// Refusal is why the Gate refused a retry, when Stop is Refused.
 	Refusal error
@@ -270,10 +271,10 @@ type Result struct {
 	StdinLost *StdinLost
 }
 
-// Last returns the last attempt made, or the zero Outcome if none was.
-func (r Result) Last() Outcome {
+// Last returns the last attempt made, or the zero Attempt if none was.
+func (r Result) Last() Attempt {
 	if len(r.Attempts) == 0 {
-		return Outcome{}
+		return Attempt{}
 	}
 	return r.Attempts[len(r.Attempts)-1]
 }
@@ -291,9 +292,9 @@ type AttemptStarted struct {
 }
 
 // AttemptEnded is sent when an attempt has ended and been judged, with
-// the decision on what follows (Outcome.Next), before any wait.
+// the decision on what follows (Attempt.Next), before any wait.
 type AttemptEnded struct {
-	Outcome Outcome
+	Attempt Attempt
 	Max     int
 	// Final is set when no further attempt will be made.
 	Final bool
@@ -341,10 +342,7 @@ func Run(ctx context.Context, cfg Config) Result {
 	}
 	defer reapOrphans(r.ours.has)()
 	steptrace.Mark("reaper")
-	var err error
-	if r.stdin, err = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax); err != nil {
-		r.stdin = nullStdin{}
-	}
+	r.stdin = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax)
 	defer r.stdin.close()
 	steptrace.Mark("stdin")
 	res := r.loop(ctx)
@@ -365,7 +363,7 @@ type run struct {
 	// policy.Input.Step): it starts over when an attempt ran long enough.
 	step int
 	// last is the attempt made before the one running.
-	last Outcome
+	last Attempt
 }
 
 func (r *run) emit(e Event) {
@@ -425,7 +423,7 @@ func (r *run) loop(ctx context.Context) Result {
 		if captured != nil {
 			out.Stdout = captured
 		}
-		r.emit(&AttemptEnded{Outcome: out, Max: max, Final: stop != 0})
+		r.emit(&AttemptEnded{Attempt: out, Max: max, Final: stop != 0})
 		if captured != nil {
 			captured.Close()
 			out.Stdout = nil
@@ -450,9 +448,9 @@ func (r *run) loop(ctx context.Context) Result {
 	}
 }
 
-// judge classifies the attempt, asks the policy what follows a transient
+// judge classifies the attempt, asks the schedule what follows a transient
 // failure, and returns why the run stops, or 0 to go on.
-func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
+func (r *run) judge(ctx context.Context, out *Attempt, scan LineScanner) Stop {
 	out.Verdict = r.cfg.Classify(out.Exit, scan)
 	switch {
 	case out.Verdict.Class == exitcodes.Success:
@@ -467,7 +465,7 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 		return Terminal
 	}
 	out.Next = r.cfg.Policy.Next(policy.Input{
-		Attempt:   out.Attempt,
+		Attempt:   out.N,
 		Elapsed:   time.Since(r.start),
 		Hint:      out.Verdict.Hint,
 		HasHint:   out.Verdict.HasHint,
@@ -492,8 +490,8 @@ func (r *run) judge(ctx context.Context, out *Outcome, scan LineScanner) Stop {
 // attempt runs attempt n to its end and reports how it ended, with the
 // scanner that saw its output and its plumbing (nil when it could not be
 // set up), which holds its stdout with StdoutBuffer.
-func (r *run) attempt(ctx context.Context, n int) (Outcome, LineScanner, *attemptIO) {
-	out := Outcome{Attempt: n, Start: time.Now()}
+func (r *run) attempt(ctx context.Context, n int) (Attempt, LineScanner, *attemptIO) {
+	out := Attempt{N: n, Start: time.Now()}
 	out.Limit = r.attemptLimit(n)
 	r.emit(&AttemptStarted{Attempt: n, Max: r.cfg.Policy.Attempts, Time: out.Start})
 	var scan LineScanner
@@ -587,7 +585,7 @@ func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, er
 
 // hook runs the --on-retry hook before attempt next and reports whether it
 // failed.
-func (r *run) hook(ctx context.Context, next int, last Outcome) bool {
+func (r *run) hook(ctx context.Context, next int, last Attempt) bool {
 	limit, byDeadline := r.limit()
 	env := append(r.env(next),
 		"RETRY_LAST_EXIT="+strconv.Itoa(last.Exit.Code),

@@ -355,7 +355,7 @@ func TestObserverSeesStartsEndsAndTheFinish(t *testing.T) {
 			case *AttemptStarted:
 				seen = append(seen, "start "+itoa(e.Attempt))
 			case *AttemptEnded:
-				s := "end " + itoa(e.Outcome.Attempt)
+				s := "end " + itoa(e.Attempt.N)
 				if e.Final {
 					s += " final"
 				}
@@ -423,7 +423,7 @@ type gate struct {
 }
 
 func (g *gate) Allow(context.Context, int) error { return nil }
-func (g *gate) Done(context.Context, Outcome)    {}
+func (g *gate) Done(context.Context, Attempt)    {}
 func (g *gate) Admit(ctx context.Context, n int, deadline time.Time) error {
 	g.admitted = append(g.admitted, n)
 	g.deadlines = append(g.deadlines, deadline)

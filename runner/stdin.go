@@ -67,26 +67,26 @@ func (e *StdinLost) Unwrap() error { return e.Err }
 // newStdin chooses the source for mode and our stdin f. A stream is
 // recorded in tempDir (empty: the system's default) up to max bytes (0: no
 // limit).
-func newStdin(mode StdinMode, f *os.File, tempDir string, max int64) (stdinSource, error) {
+func newStdin(mode StdinMode, f *os.File, tempDir string, max int64) stdinSource {
 	switch {
 	case mode == StdinNull || f == nil:
-		return nullStdin{}, nil
+		return nullStdin{}
 	case mode == StdinInherit:
-		return inheritStdin{f}, nil
+		return inheritStdin{f}
 	}
 	fi, err := f.Stat()
 	if err == nil && fi.Mode().IsRegular() {
 		if start, err := f.Seek(0, io.SeekCurrent); err == nil {
-			return &rewindStdin{f: f, start: start}, nil
+			return &rewindStdin{f: f, start: start}
 		}
 	}
 	if err == nil && isDevNull(fi) {
 		// Always empty: every attempt sees the same input without a
 		// pipe, and sees /dev/null itself, as it would without retry
 		// (cron jobs and CI steps run with it).
-		return inheritStdin{f}, nil
+		return inheritStdin{f}
 	}
-	return newTape(f, tempDir, max), nil
+	return newTape(f, tempDir, max)
 }
 
 // isDevNull reports whether fi is the null device.

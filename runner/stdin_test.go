@@ -175,4 +175,4 @@ type countingGate struct{ admit, done, allow int }
 
 func (g *countingGate) Admit(context.Context, int, time.Time) error { g.admit++; return nil }
 func (g *countingGate) Allow(context.Context, int) error            { g.allow++; return nil }
-func (g *countingGate) Done(context.Context, Outcome)               { g.done++ }
+func (g *countingGate) Done(context.Context, Attempt)               { g.done++ }

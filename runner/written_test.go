@@ -45,8 +45,8 @@ func TestWrittenToAFileIsCountedByItsOffsetWithoutACopy(t *testing.T) {
 	out, errs := openOut(t, "out", os.O_TRUNC), openOut(t, "err", os.O_TRUNC)
 	res := twoFailures(t, Config{Stdout: out, Stderr: errs}, `printf abc; printf de >&2; exit 1`)
 	for _, o := range res.Attempts {
-		assert.Equal(t, known(3), o.StdoutWritten, "attempt %d", o.Attempt)
-		assert.Equal(t, known(2), o.StderrWritten, "attempt %d", o.Attempt)
+		assert.Equal(t, known(3), o.StdoutWritten, "attempt %d", o.N)
+		assert.Equal(t, known(2), o.StderrWritten, "attempt %d", o.N)
 	}
 	data, err := os.ReadFile(out.Name())
 	require.NoError(t, err)
