@@ -25,14 +25,10 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"retry/internal/testbin"
 )
 
-// retryBin is the binary under test, built by TestMain.
+// retryBin is the binary under test, built by TestMain (script_test.go).
 var retryBin string
-
-func TestMain(m *testing.M) { testbin.Main(&retryBin, m.Run) }
 
 type result struct {
 	code           int

@@ -1,0 +1,227 @@
+package main
+
+// The end-to-end stories as testscript scripts, as age and shfmt keep
+// theirs: each testdata/script/*.txtar file is a story (flags and files
+// in, an exit status and lines out) with the files it needs inline. In a
+// script, `exec retry` runs this test binary re-executed as retry's own
+// main (testscript.Main), so a script runs exactly what main.go runs.
+//
+// Commands beyond testscript's own (see scriptCommands):
+//
+//	exits N program [args...]   run program; its exit status must be N
+//	                             (128+n when signal n killed it)
+//	elapsed [< D] [> D]          bound the time the last `exits` took
+//	lines N                      stderr is N lines, each starting `retry: `
+//	waitfile path                wait until path exists
+//	waitline path regexp         wait until path holds a line matching regexp
+//
+// go test -run TestScripts -update rewrites a script's inline file when
+// a `cmp stdout|stderr|file inline-file` in it fails.
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"retry/internal/testbin"
+)
+
+var updateScripts = flag.Bool("update", false, "rewrite the expected output inline in testdata/script/*.txtar")
+
+// TestMain either is retry (a script's `exec retry` re-executes this
+// binary under that name, and main runs) or runs the tests, after building
+// the binary the Go end-to-end tests start.
+func TestMain(m *testing.M) {
+	testscript.Main(builtRetry{m}, map[string]func(){"retry": main})
+}
+
+// builtRetry runs the tests with retryBin built.
+type builtRetry struct{ m *testing.M }
+
+func (b builtRetry) Run() int { return testbin.Run(&retryBin, b.m.Run) }
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		Setup:               setupScript,
+		Cmds:                scriptCommands(),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *updateScripts,
+	})
+}
+
+// lastRun is what the script's last `exits` saw.
+type lastRun struct {
+	ran     bool
+	elapsed time.Duration
+}
+
+type lastRunKey struct{}
+
+// setupScript gives each script a home of its own (the default state and
+// config directories live there), a shell for --shell, and, under the race
+// detector, no second of waiting at each retry's exit.
+func setupScript(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("SHELL", "/bin/sh")
+	if os.Getenv("GORACE") == "" {
+		env.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	env.Values[lastRunKey{}] = &lastRun{}
+	return nil
+}
+
+func scriptCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"exits":    cmdExits,
+		"elapsed":  cmdElapsed,
+		"lines":    cmdLines,
+		"waitfile": cmdWaitfile,
+		"waitline": cmdWaitline,
+	}
+}
+
+// cmdExits runs a program like exec and checks its exact exit status.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exits")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exits N program [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: status %q is not a number", args[0])
+	}
+	start := time.Now()
+	err = ts.Exec(args[1], args[2:]...)
+	run := ts.Value(lastRunKey{}).(*lastRun)
+	run.ran, run.elapsed = true, time.Since(start)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			got = 128 + int(ws.Signal())
+		}
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	ts.Logf("[exit status %d after %v]", got, run.elapsed.Round(time.Millisecond))
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdElapsed bounds the time the last `exits` took: `elapsed < 2s`,
+// `elapsed > 300ms`, or both.
+func cmdElapsed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 || len(args)%2 != 0 {
+		ts.Fatalf("usage: elapsed [< duration] [> duration]")
+	}
+	run := ts.Value(lastRunKey{}).(*lastRun)
+	if !run.ran {
+		ts.Fatalf("elapsed: no `exits` ran before")
+	}
+	for i := 0; i < len(args); i += 2 {
+		bound, err := time.ParseDuration(args[i+1])
+		ts.Check(err)
+		switch args[i] {
+		case "<":
+			if run.elapsed >= bound {
+				ts.Fatalf("took %v, want less than %v", run.elapsed, bound)
+			}
+		case ">":
+			if run.elapsed <= bound {
+				ts.Fatalf("took %v, want more than %v", run.elapsed, bound)
+			}
+		default:
+			ts.Fatalf("usage: elapsed [< duration] [> duration]")
+		}
+	}
+}
+
+// cmdLines checks that stderr is exactly n lines, each starting with
+// retry's prefix: nothing but retry's own lines.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: lines N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	stderr := ts.ReadFile("stderr")
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		if l == "" && stderr == "" {
+			continue
+		}
+		if !strings.HasPrefix(l, "retry: ") {
+			ts.Fatalf("stderr line without the retry: prefix: %q", l)
+		}
+		got = append(got, l)
+	}
+	if len(got) != want {
+		ts.Fatalf("stderr has %d lines, want %d", len(got), want)
+	}
+}
+
+// cmdWaitfile waits until a file exists.
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile path")
+	}
+	path := ts.MkAbs(args[0])
+	await(ts, "waitfile "+args[0], func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
+}
+
+// cmdWaitline waits until a file holds a line matching a regular
+// expression.
+func cmdWaitline(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitline path regexp")
+	}
+	path := ts.MkAbs(args[0])
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	await(ts, fmt.Sprintf("waitline %s %q", args[0], args[1]), func() bool {
+		data, err := os.ReadFile(path)
+		return err == nil && re.Match(data)
+	})
+}
+
+// await polls cond until it holds, at most eventLimit (a hang, never a
+// slow machine).
+func await(ts *testscript.TestScript, what string, cond func() bool) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	limit := time.NewTimer(eventLimit)
+	defer limit.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-limit.C:
+			ts.Fatalf("%s: nothing within %v", what, eventLimit)
+		}
+	}
+}
