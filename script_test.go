@@ -6,6 +6,8 @@ package main
 // script, `exec retry` runs this test binary re-executed as retry's own
 // main (testscript.Main), so a script runs exactly what main.go runs.
 //
+// Files under bin/ in a script are executable and first on PATH.
+//
 // Commands beyond testscript's own (see scriptCommands):
 //
 //	exits N program [args...]   run program; its exit status must be N
@@ -22,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,16 +76,31 @@ type lastRunKey struct{}
 
 // setupScript gives each script a home of its own (the default state and
 // config directories live there), a shell for --shell, and, under the race
-// detector, no second of waiting at each retry's exit.
+// detector, no second of waiting at each retry's exit. Files a script
+// puts under bin/ are executable and found first on PATH: the fake tools
+// of a story.
 func setupScript(env *testscript.Env) error {
 	home := filepath.Join(env.WorkDir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
 	env.Setenv("HOME", home)
 	env.Setenv("SHELL", "/bin/sh")
 	if os.Getenv("GORACE") == "" {
 		env.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	bin := filepath.Join(env.WorkDir, "bin")
+	tools, err := os.ReadDir(bin)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, tool := range tools {
+		if err := os.Chmod(filepath.Join(bin, tool.Name()), 0o755); err != nil {
+			return err
+		}
+	}
+	if len(tools) > 0 {
+		env.Setenv("PATH", bin+string(filepath.ListSeparator)+env.Getenv("PATH"))
 	}
 	env.Values[lastRunKey{}] = &lastRun{}
 	return nil
