@@ -13,6 +13,8 @@ package main
 //	exits N program [args...]   run program; its exit status must be N
 //	                             (128+n when signal n killed it)
 //	elapsed [< D] [> D]          bound the time the last `exits` took
+//	json [-lines] file           file (or stdout, stderr) is one JSON value,
+//	                             or with -lines one on each line
 //	lines N                      stderr is N lines, each starting `retry: `
 //	waitfile path                wait until path exists
 //	waitline path regexp         wait until path holds a line matching regexp
@@ -21,6 +23,7 @@ package main
 // a `cmp stdout|stderr|file inline-file` in it fails.
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -109,6 +112,7 @@ func setupScript(env *testscript.Env) error {
 func scriptCommands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"exits":    cmdExits,
+		"json":     cmdJSON,
 		"elapsed":  cmdElapsed,
 		"lines":    cmdLines,
 		"waitfile": cmdWaitfile,
@@ -173,6 +177,25 @@ func cmdElapsed(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		default:
 			ts.Fatalf("usage: elapsed [< duration] [> duration]")
+		}
+	}
+}
+
+// cmdJSON checks that a file (or stdout or stderr) is valid JSON: one
+// value, or with -lines one value on each line, as a JSON log is.
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	perLine := len(args) == 2 && args[0] == "-lines"
+	if neg || len(args) != 1 && !perLine {
+		ts.Fatalf("usage: json [-lines] file")
+	}
+	data := ts.ReadFile(args[len(args)-1])
+	docs := []string{data}
+	if perLine {
+		docs = strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	}
+	for _, doc := range docs {
+		if !json.Valid([]byte(doc)) {
+			ts.Fatalf("%s: not JSON: %q", args[len(args)-1], doc)
 		}
 	}
 }
