@@ -6,6 +6,9 @@ package main
 // script, `exec retry` runs this test binary re-executed as retry's own
 // main (testscript.Main), so a script runs exactly what main.go runs.
 //
+// The condition [redis] holds where redis-server is installed; with
+// RETRY_REQUIRE_REDIS set, its absence fails the script instead.
+//
 // Files under bin/ in a script are executable and first on PATH.
 //
 // Commands beyond testscript's own (see scriptCommands):
@@ -16,6 +19,8 @@ package main
 //	json [-lines] file           file (or stdout, stderr) is one JSON value,
 //	                             or with -lines one on each line
 //	lines N                      stderr is N lines, each starting `retry: `
+//	redis                        start a throwaway redis-server on loopback,
+//	                             its URL in $REDIS, stopped at the end
 //	waitfile path                wait until path exists
 //	waitline path regexp         wait until path holds a line matching regexp
 //
@@ -27,7 +32,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +70,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 filepath.Join("testdata", "script"),
 		Setup:               setupScript,
 		Cmds:                scriptCommands(),
+		Condition:           scriptCondition,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *updateScripts,
@@ -115,9 +123,58 @@ func scriptCommands() map[string]func(ts *testscript.TestScript, neg bool, args 
 		"json":     cmdJSON,
 		"elapsed":  cmdElapsed,
 		"lines":    cmdLines,
+		"redis":    cmdRedis,
 		"waitfile": cmdWaitfile,
 		"waitline": cmdWaitline,
 	}
+}
+
+// scriptCondition answers the conditions testscript does not know.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "redis" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("RETRY_REQUIRE_REDIS") != "" {
+			return false, fmt.Errorf("redis-server not found and RETRY_REQUIRE_REDIS is set: %w", err)
+		}
+		return false, nil
+	}
+	return true, nil
+}
+
+// cmdRedis starts a throwaway redis-server on a free loopback port, its
+// data in $WORK/redis, sets $REDIS to its URL and waits until it answers.
+func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: redis")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	addr := l.Addr().String()
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	ts.Check(l.Close())
+	dir := ts.MkAbs("redis")
+	ts.Check(os.MkdirAll(dir, 0o700))
+	server := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "yes", "--appendfsync", "always", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
+	ts.Check(server.Start())
+	ts.Defer(func() { _ = server.Process.Kill(); _ = server.Wait() })
+	await(ts, "redis-server on "+addr, func() bool {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(time.Second))
+		if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+			return false
+		}
+		reply := make([]byte, 7)
+		n, _ := io.ReadFull(conn, reply)
+		return string(reply[:n]) == "+PONG\r\n"
+	})
+	ts.Setenv("REDIS", "redis://"+addr+"/0")
 }
 
 // cmdExits runs a program like exec and checks its exact exit status.
