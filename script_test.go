@@ -7,7 +7,8 @@ package main
 // main (testscript.Main), so a script runs exactly what main.go runs.
 //
 // The condition [redis] holds where redis-server is installed; with
-// RETRY_REQUIRE_REDIS set, its absence fails the script instead.
+// RETRY_REQUIRE_REDIS set, its absence fails the script instead. [root]
+// holds when the tests run as root.
 //
 // Files under bin/ in a script are executable and first on PATH.
 //
@@ -129,18 +130,22 @@ func scriptCommands() map[string]func(ts *testscript.TestScript, neg bool, args 
 	}
 }
 
-// scriptCondition answers the conditions testscript does not know.
+// scriptCondition answers the conditions testscript does not know:
+// [redis] and [root].
 func scriptCondition(cond string) (bool, error) {
-	if cond != "redis" {
-		return false, fmt.Errorf("unknown condition %q", cond)
-	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("RETRY_REQUIRE_REDIS") != "" {
-			return false, fmt.Errorf("redis-server not found and RETRY_REQUIRE_REDIS is set: %w", err)
+	switch cond {
+	case "root":
+		return os.Geteuid() == 0, nil
+	case "redis":
+		if _, err := exec.LookPath("redis-server"); err != nil {
+			if os.Getenv("RETRY_REQUIRE_REDIS") != "" {
+				return false, fmt.Errorf("redis-server not found and RETRY_REQUIRE_REDIS is set: %w", err)
+			}
+			return false, nil
 		}
-		return false, nil
+		return true, nil
 	}
-	return true, nil
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // cmdRedis starts a throwaway redis-server on a free loopback port, its
