@@ -231,23 +231,6 @@ func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
 	assertGone(t, pids)
 }
 
-func TestSignalDuringAWaitEndsItAtOnce(t *testing.T) {
-	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			t.Parallel()
-			s := startRetry(t, "--fast", "0", "--jitter", "none", "--slow-delay", "60s", "--slow-max", "60s", "--", "sh", "-c", "exit 1")
-			s.await(t, "retrying in 1m0s (slow phase)")
-			sent := time.Now()
-			require.NoError(t, s.cmd.Process.Signal(sig))
-			assert.Equal(t, 128+int(sig), s.exit(t))
-			assert.Less(t, time.Since(sent), 10*time.Second, "the wait ended at once, not after 60s")
-			assert.NotContains(t, s.output(), "attempt 2", "no attempt starts after a cancel")
-			assert.Contains(t, s.output(), "received SIG")
-		})
-	}
-}
-
 func TestSignalDuringAnAttemptIsForwardedToItsProcessGroup(t *testing.T) {
 	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pids")

@@ -22,8 +22,10 @@ package main
 //	lines N                      stderr is N lines, each starting `retry: `
 //	redis                        start a throwaway redis-server on loopback,
 //	                             its URL in $REDIS, stopped at the end
-//	waitfile path                wait until path exists
-//	waitline path regexp         wait until path holds a line matching regexp
+//	waitfile [-timeout D] path   wait until path exists (at most D, or a
+//	                             limit only a hang reaches)
+//	waitline [-timeout D] path regexp
+//	                             wait until path holds a line matching regexp
 //
 // go test -run TestScripts -update rewrites a script's inline file when
 // a `cmp stdout|stderr|file inline-file` in it fails.
@@ -165,7 +167,7 @@ func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 		"--appendonly", "yes", "--appendfsync", "always", "--dir", dir, "--logfile", filepath.Join(dir, "log"))
 	ts.Check(server.Start())
 	ts.Defer(func() { _ = server.Process.Kill(); _ = server.Wait() })
-	await(ts, "redis-server on "+addr, func() bool {
+	await(ts, "redis-server on "+addr, eventLimit, func() bool {
 		conn, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			return false
@@ -286,13 +288,25 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// waitLimit takes the -timeout D that may open the arguments of waitfile
+// and waitline: how long the event may take, eventLimit when not given.
+func waitLimit(ts *testscript.TestScript, args []string) (time.Duration, []string) {
+	if len(args) < 2 || args[0] != "-timeout" {
+		return eventLimit, args
+	}
+	d, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	return d, args[2:]
+}
+
 // cmdWaitfile waits until a file exists.
 func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	limit, args := waitLimit(ts, args)
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: waitfile path")
+		ts.Fatalf("usage: waitfile [-timeout duration] path")
 	}
 	path := ts.MkAbs(args[0])
-	await(ts, "waitfile "+args[0], func() bool {
+	await(ts, "waitfile "+args[0], limit, func() bool {
 		_, err := os.Stat(path)
 		return err == nil
 	})
@@ -301,30 +315,30 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 // cmdWaitline waits until a file holds a line matching a regular
 // expression.
 func cmdWaitline(ts *testscript.TestScript, neg bool, args []string) {
+	limit, args := waitLimit(ts, args)
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: waitline path regexp")
+		ts.Fatalf("usage: waitline [-timeout duration] path regexp")
 	}
 	path := ts.MkAbs(args[0])
 	re, err := regexp.Compile("(?m)" + args[1])
 	ts.Check(err)
-	await(ts, fmt.Sprintf("waitline %s %q", args[0], args[1]), func() bool {
+	await(ts, fmt.Sprintf("waitline %s %q", args[0], args[1]), limit, func() bool {
 		data, err := os.ReadFile(path)
 		return err == nil && re.Match(data)
 	})
 }
 
-// await polls cond until it holds, at most eventLimit (a hang, never a
-// slow machine).
-func await(ts *testscript.TestScript, what string, cond func() bool) {
+// await polls cond until it holds, at most limit.
+func await(ts *testscript.TestScript, what string, limit time.Duration, cond func() bool) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	limit := time.NewTimer(eventLimit)
-	defer limit.Stop()
+	timeout := time.NewTimer(limit)
+	defer timeout.Stop()
 	for !cond() {
 		select {
 		case <-tick.C:
-		case <-limit.C:
-			ts.Fatalf("%s: nothing within %v", what, eventLimit)
+		case <-timeout.C:
+			ts.Fatalf("%s: nothing within %v", what, limit)
 		}
 	}
 }
