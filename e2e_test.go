@@ -261,6 +261,18 @@ func TestSecondInterruptKillsAChildThatIgnoresTheFirst(t *testing.T) {
 	assertGone(t, pidsIn(t, pidfile))
 }
 
+// A deadline below a millisecond is named in µs. It stays in Go, with the
+// plain binary, which starts the attempt well within 500µs: the race-built
+// test binary a script runs may not, and a run whose deadline passes
+// before its first attempt gives up after 0 attempts, with another exit
+// status.
+func TestSubMillisecondDeadlineIsNamedInMicroseconds(t *testing.T) {
+	t.Parallel()
+	r := retry(t, nil, "-n", "1", "--deadline", "500us", "--", "sleep", "1")
+	assert.Equal(t, 124, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "the 500µs deadline")
+}
+
 // A text/template reachable anywhere in the binary (cobra runs one for a
 // custom version or help template) makes the linker keep every exported
 // method of every type: go-redis's thousands doubled the binary, to 17 MB
