@@ -4,9 +4,7 @@ package main
 // against both stores.
 
 import (
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,32 +22,6 @@ func openCircuit(t *testing.T, state, key string, flags ...string) {
 	require.Equal(t, 7, r.code, r.stderr)
 	st := breakerStatus(t, state, key)
 	require.Equal(t, "open", st["state"], "five failures opened the circuit")
-}
-
-func TestASignalDuringTheCircuitWaitEndsItWith128PlusN(t *testing.T) {
-	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
-			t.Parallel()
-			state := t.TempDir()
-			openCircuit(t, state, "db", "--breaker-first-cooldown", "1m", "--breaker-cooldown", "1m")
-			marker := filepath.Join(t.TempDir(), "ran")
-			run := startToFiles(t, nil, "--breaker", "db", "--state", state, "--deadline", "5m", "--fallback", "touch "+marker, "--", "touch", marker)
-			require.Eventually(t, func() bool {
-				return strings.Contains(run.read(t, run.errf), "waiting for its next probe")
-			}, eventLimit, 10*time.Millisecond, "retry says it waits")
-			require.Eventually(t, func() bool {
-				return breakerStatus(t, state, "db")["waiting"] == float64(1)
-			}, eventLimit, 50*time.Millisecond, "status counts the waiting run")
-			sent := time.Now()
-			require.NoError(t, run.cmd.Process.Signal(sig))
-			r := run.wait(t)
-			assert.Equal(t, 128+int(sig), r.code, r.stderr)
-			assert.Less(t, time.Since(sent), 2*time.Second, "the wait ends at once")
-			assert.NoFileExists(t, marker, "neither the command nor the fallback runs after a signal")
-			assert.EqualValues(t, 0, breakerStatus(t, state, "db")["waiting"], "a run that stops waiting is no longer counted")
-		})
-	}
 }
 
 func TestCircuitWaitCountsDownOnATerminal(t *testing.T) {

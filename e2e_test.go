@@ -216,51 +216,6 @@ func assertGone(t *testing.T, pids []int) {
 	}
 }
 
-func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	// 2 s: each attempt must start its sleep and record it before the
-	// timeout, which 300 ms did not always allow a loaded machine.
-	r := retry(t, nil, "-n", "2", "-t", "2s", "--fast-delay", "1ms", "--",
-		"sh", "-c", `sleep 100 & echo $! >> "$0"; wait`, pidfile)
-	assert.Equal(t, 124, r.code, "the last attempt hit its --timeout")
-	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out after 2s (transient)", "the limit that ran out is named")
-	assert.Less(t, r.elapsed, 20*time.Second)
-	pids := pidsIn(t, pidfile)
-	assert.Len(t, pids, 2, "both attempts ran")
-	assertGone(t, pids)
-}
-
-func TestSignalDuringAnAttemptIsForwardedToItsProcessGroup(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	s := startRetry(t, "-k", "60s", "--", "sh", "-c",
-		`echo $$ >> "$0"; sleep 100 & echo $! >> "$0"; echo ready; wait`, pidfile)
-	s.await(t, "ready")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	assert.Equal(t, 143, s.exit(t))
-	assertGone(t, pidsIn(t, pidfile))
-	assert.NotContains(t, s.output(), "attempt 2")
-}
-
-func TestSecondInterruptKillsAChildThatIgnoresTheFirst(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	// The child notes the first SIGINT and carries on; the second must kill
-	// it. (Two signals sent back to back may merge into one, so the second
-	// is sent after the child has seen the first.)
-	s := startRetry(t, "-k", "60s", "--", "sh", "-c",
-		`trap "echo got INT" INT; echo $$ >> "$0"; echo ready; while :; do sleep 1; done`, pidfile)
-	s.await(t, "ready")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT))
-	s.await(t, "got INT")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT))
-	sent := time.Now()
-	assert.Equal(t, 130, s.exit(t))
-	assert.Less(t, time.Since(sent), 20*time.Second, "not the 60s grace period")
-	assertGone(t, pidsIn(t, pidfile))
-}
-
 // A deadline below a millisecond is named in µs. It stays in Go, with the
 // plain binary, which starts the attempt well within 500µs: the race-built
 // test binary a script runs may not, and a run whose deadline passes
