@@ -25,14 +25,10 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"retry/internal/testbin"
 )
 
-// retryBin is the binary under test, built by TestMain.
+// retryBin is the binary under test, built by TestMain (script_test.go).
 var retryBin string
-
-func TestMain(m *testing.M) { testbin.Main(&retryBin, m.Run) }
 
 type result struct {
 	code           int
@@ -220,311 +216,16 @@ func assertGone(t *testing.T, pids []int) {
 	}
 }
 
-func TestSuccessOnTheFirstAttemptExitsZeroAndPrintsNothing(t *testing.T) {
+// A deadline below a millisecond is named in µs. It stays in Go, with the
+// plain binary, which starts the attempt well within 500µs: the race-built
+// test binary a script runs may not, and a run whose deadline passes
+// before its first attempt gives up after 0 attempts, with another exit
+// status.
+func TestSubMillisecondDeadlineIsNamedInMicroseconds(t *testing.T) {
 	t.Parallel()
-	r := retry(t, nil, "--", "sh", "-c", "echo hello")
-	assert.Equal(t, 0, r.code)
-	assert.Equal(t, "hello\n", r.stdout)
-	assert.Empty(t, r.stderr)
-}
-
-func TestTransientFailureIsRetriedUntilItSucceeds(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "--seed", "1", "--", "sh", "-c", `[ "$RETRY_ATTEMPT" -ge 3 ]`)
-	assert.Equal(t, 0, r.code)
-	lines := r.lines(t)
-	require.Len(t, lines, 3, r.stderr)
-	assert.Regexp(t, `^retry: attempt 1/5 failed: exit 1 \(transient\); retrying in \d+ms \(fast phase\)$`, lines[0])
-	assert.Regexp(t, `^retry: attempt 2/5 failed: exit 1 \(transient\); retrying in \d+ms \(fast phase\)$`, lines[1])
-	assert.Regexp(t, `^retry: sh succeeded on attempt 3 after `, lines[2])
-}
-
-func TestGivingUpExitsWithTheLastAttemptsOwnCode(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-n", "3", "--", "sh", "-c", `exit $((RETRY_ATTEMPT + 10))`)
-	assert.Equal(t, 13, r.code)
-	lines := r.lines(t)
-	require.Len(t, lines, 3)
-	assert.Regexp(t, `^retry: giving up on sh after 3 attempts in \S+: attempts exhausted; last error: exit 13 \(transient\)$`, lines[2])
-}
-
-func TestProgramThatCannotRunMakesOneAttempt(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	notExec := filepath.Join(dir, "script")
-	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\nexit 0\n"), 0o644))
-	for _, tc := range []struct {
-		name, program string
-		code          int
-		says          string
-	}{
-		{"not found", "no-such-program-retry-test", 127, `"no-such-program-retry-test": executable file not found in $PATH (exit 127, terminal)`},
-		{"not executable", notExec, 126, "permission denied (exit 126, terminal)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := retry(t, nil, "--", tc.program)
-			assert.Equal(t, tc.code, r.code)
-			lines := r.lines(t)
-			require.Len(t, lines, 1, "one attempt, one give-up line")
-			assert.Contains(t, lines[0], "after 1 attempt in")
-			assert.Contains(t, lines[0], tc.says)
-		})
-	}
-}
-
-func TestDefaultClassificationRetriesOnlyWhatMayPass(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name     string
-		script   string
-		code     int
-		attempts int
-	}{
-		{"usage error EX_USAGE is terminal", "exit 64", 64, 1},
-		{"EX_CONFIG is terminal", "exit 78", 78, 1},
-		{"EX_TEMPFAIL is transient", "exit 75", 75, 2},
-		{"plain failure is transient", "exit 1", 1, 2},
-		{"exit 126 from a script is terminal", "exit 126", 126, 1},
-		{"SIGSEGV is a crash, terminal", "kill -SEGV $$", 139, 1},
-		{"SIGABRT is a crash, terminal", "kill -ABRT $$", 134, 1},
-		{"SIGINT is an interrupt, terminal", "kill -INT $$", 130, 1},
-		{"SIGQUIT is an interrupt, terminal", "kill -QUIT $$", 131, 1},
-		{"SIGTERM is transient", "kill -TERM $$", 143, 2},
-		{"SIGKILL is transient", "kill -KILL $$", 137, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := retry(t, nil, "-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", tc.script)
-			assert.Equal(t, tc.code, r.code, r.stderr)
-			assert.Contains(t, r.stderr, fmt.Sprintf("after %d attempt", tc.attempts))
-		})
-	}
-}
-
-func TestBrokenPipeDownstreamIsNotRetried(t *testing.T) {
-	t.Parallel()
-	// retry -- yes | head -c 1: the reader goes away, yes dies of SIGPIPE.
-	c := exec.Command(retryBin, "--", "yes")
-	c.Env = cleanEnv()
-	stdout, err := c.StdoutPipe()
-	require.NoError(t, err)
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	require.NoError(t, c.Start())
-	_, err = io.ReadFull(stdout, make([]byte, 1))
-	require.NoError(t, err)
-	stdout.Close()
-	err = c.Wait()
-	var ee *exec.ExitError
-	require.ErrorAs(t, err, &ee)
-	assert.Equal(t, 141, ee.ExitCode(), "128+SIGPIPE")
-	assert.Contains(t, stderr.String(), "after 1 attempt")
-	assert.Contains(t, stderr.String(), "the reader went away")
-}
-
-func TestTimeoutStopsTheWholeProcessGroupAndIsRetried(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	// 2 s: each attempt must start its sleep and record it before the
-	// timeout, which 300 ms did not always allow a loaded machine.
-	r := retry(t, nil, "-n", "2", "-t", "2s", "--fast-delay", "1ms", "--",
-		"sh", "-c", `sleep 100 & echo $! >> "$0"; wait`, pidfile)
-	assert.Equal(t, 124, r.code, "the last attempt hit its --timeout")
-	assert.Contains(t, r.stderr, "attempt 1/2 failed: timed out after 2s (transient)", "the limit that ran out is named")
-	assert.Less(t, r.elapsed, 20*time.Second)
-	pids := pidsIn(t, pidfile)
-	assert.Len(t, pids, 2, "both attempts ran")
-	assertGone(t, pids)
-}
-
-func TestTimeoutEscalatesToSIGKILLAfterTheGracePeriod(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-n", "1", "-t", "200ms", "-k", "300ms", "--",
-		"sh", "-c", `trap "" TERM; sleep 60`)
-	assert.Equal(t, 124, r.code)
-	assert.Less(t, r.elapsed, 20*time.Second, "not the child's 60s")
-}
-
-func TestTimeoutSignalCanBeChosen(t *testing.T) {
-	t.Parallel()
-	// 2 s, so the trap is set before the timeout on a loaded machine.
-	r := retry(t, nil, "-n", "1", "-t", "2s", "-s", "USR1", "-k", "30s", "--",
-		"sh", "-c", `trap "echo got USR1; exit 9" USR1; while :; do sleep 0.05; done`)
-	assert.Equal(t, 124, r.code)
-	assert.Contains(t, r.stdout, "got USR1")
-	assert.Less(t, r.elapsed, 20*time.Second, "the child left on USR1, no SIGKILL was needed")
-}
-
-func TestDeadlineStopsARunningAttemptWithExit124(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-d", "500ms", "--", "sleep", "60")
-	assert.Equal(t, 124, r.code)
-	assert.Less(t, r.elapsed, 20*time.Second)
-	lines := r.lines(t)
-	require.Len(t, lines, 1)
-	assert.Contains(t, lines[0], "the 500ms deadline stopped attempt 1")
-}
-
-func TestGivesUpAtOnceWhenTheNextWaitWouldPassTheDeadline(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-d", "30s", "--fast", "0", "--jitter", "none", "--slow-delay", "40s", "--slow-max", "40s", "--",
-		"sh", "-c", "exit 3")
-	assert.Equal(t, 3, r.code, "the last attempt's own code")
-	assert.Less(t, r.elapsed, 20*time.Second, "did not sleep towards the deadline")
-	assert.Contains(t, r.stderr, "the next wait (40s) would pass the 30s deadline; last error: exit 3 (transient)")
-}
-
-func TestSignalDuringAWaitEndsItAtOnce(t *testing.T) {
-	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
-		t.Run(sig.String(), func(t *testing.T) {
-			t.Parallel()
-			s := startRetry(t, "--fast", "0", "--jitter", "none", "--slow-delay", "60s", "--slow-max", "60s", "--", "sh", "-c", "exit 1")
-			s.await(t, "retrying in 1m0s (slow phase)")
-			sent := time.Now()
-			require.NoError(t, s.cmd.Process.Signal(sig))
-			assert.Equal(t, 128+int(sig), s.exit(t))
-			assert.Less(t, time.Since(sent), 10*time.Second, "the wait ended at once, not after 60s")
-			assert.NotContains(t, s.output(), "attempt 2", "no attempt starts after a cancel")
-			assert.Contains(t, s.output(), "received SIG")
-		})
-	}
-}
-
-func TestSignalDuringAnAttemptIsForwardedToItsProcessGroup(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	s := startRetry(t, "-k", "60s", "--", "sh", "-c",
-		`echo $$ >> "$0"; sleep 100 & echo $! >> "$0"; echo ready; wait`, pidfile)
-	s.await(t, "ready")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
-	assert.Equal(t, 143, s.exit(t))
-	assertGone(t, pidsIn(t, pidfile))
-	assert.NotContains(t, s.output(), "attempt 2")
-}
-
-func TestSecondInterruptKillsAChildThatIgnoresTheFirst(t *testing.T) {
-	t.Parallel()
-	pidfile := filepath.Join(t.TempDir(), "pids")
-	// The child notes the first SIGINT and carries on; the second must kill
-	// it. (Two signals sent back to back may merge into one, so the second
-	// is sent after the child has seen the first.)
-	s := startRetry(t, "-k", "60s", "--", "sh", "-c",
-		`trap "echo got INT" INT; echo $$ >> "$0"; echo ready; while :; do sleep 1; done`, pidfile)
-	s.await(t, "ready")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT))
-	s.await(t, "got INT")
-	require.NoError(t, s.cmd.Process.Signal(syscall.SIGINT))
-	sent := time.Now()
-	assert.Equal(t, 130, s.exit(t))
-	assert.Less(t, time.Since(sent), 20*time.Second, "not the 60s grace period")
-	assertGone(t, pidsIn(t, pidfile))
-}
-
-func TestChildSeesItsAttemptTheLimitAndOneIdempotencyKey(t *testing.T) {
-	t.Parallel()
-	script := `echo "$RETRY_ATTEMPT $RETRY_MAX_ATTEMPTS $RETRY_IDEMPOTENCY_KEY ${RETRY_DEADLINE_MS:-none}"; exit 1`
-	r := retry(t, nil, "-n", "3", "--fast-delay", "1ms", "--", "sh", "-c", script)
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	require.Len(t, lines, 3)
-	key := strings.Fields(lines[0])[2]
-	assert.Len(t, key, 26, "a random key")
-	for i, l := range lines {
-		assert.Equal(t, fmt.Sprintf("%d 3 %s none", i+1, key), l)
-	}
-
-	r = retry(t, []string{"RETRY_IDEMPOTENCY_KEY=from-caller"}, "-n", "1", "-d", "1m", "--", "sh", "-c", script)
-	f := strings.Fields(r.stdout)
-	require.Len(t, f, 4)
-	assert.Equal(t, "from-caller", f[2], "a key already in the environment is kept")
-	ms, err := strconv.Atoi(f[3])
-	require.NoError(t, err)
-	assert.InDelta(t, 60000, ms, 5000, "RETRY_DEADLINE_MS is the time left")
-}
-
-func TestBadInputNeverRunsTheCommand(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		args []string
-		says string
-	}{
-		{"unknown flag", []string{"--frobnicate"}, "retry: --frobnicate: unknown flag"},
-		{"unknown short flag", []string{"-x"}, "retry: -x: unknown flag"},
-		{"bad duration", []string{"--deadline", "soon"}, `retry: --deadline: "soon": not a duration`},
-		{"negative duration", []string{"-t", "-5s"}, `retry: --timeout: "-5s": negative duration`},
-		{"negative count", []string{"-n", "-1"}, `retry: --attempts: "-1": want a whole number, 0 or more`},
-		{"count that is not a number", []string{"--fast", "two"}, `retry: --fast: "two": want a whole number`},
-		{"bad signal", []string{"--signal", "NOPE"}, `retry: --signal: "NOPE": unknown signal`},
-		{"bad jitter", []string{"--jitter", "half"}, `retry: --jitter: "half": want full, equal or none`},
-		{"bad seed", []string{"--seed", "-3"}, `retry: --seed: "-3": want a whole number`},
-		{"endless without a deadline", []string{"-n", "0"}, "retry: --attempts: \"0\": no attempt limit and no deadline would retry without end; give --deadline too"},
-		{"flag without its value", []string{"--deadline"}, "retry: --deadline: needs a value"},
-		{"quiet and verbose", []string{"-q", "-v"}, "retry: --quiet: cannot be used with --verbose"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			marker := filepath.Join(t.TempDir(), "ran")
-			args := append(append([]string{}, tc.args...), "--", "touch", marker)
-			if tc.name == "flag without its value" {
-				args = tc.args
-			}
-			r := retry(t, nil, args...)
-			assert.Equal(t, 125, r.code)
-			lines := r.lines(t)
-			require.Len(t, lines, 1, "one line: %q", r.stderr)
-			assert.True(t, strings.HasPrefix(lines[0], tc.says), "%q should start with %q", lines[0], tc.says)
-			assert.NoFileExists(t, marker, "the command never ran")
-		})
-	}
-	r := retry(t, nil)
-	assert.Equal(t, 125, r.code)
-	assert.Equal(t, "retry: COMMAND: missing; give the command to run after the flags, as in retry -n 3 -- curl -fsS URL\n", r.stderr)
-}
-
-func TestDurationsAcceptPlainSeconds(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-t", "0.2", "-n", "1", "--", "sleep", "30")
-	assert.Equal(t, 124, r.code)
-	assert.Less(t, r.elapsed, 20*time.Second)
-}
-
-func TestFlagsEndAtTheFirstWordThatIsNotAFlag(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-n", "1", "printf", "%s %s", "-q", "-n")
-	assert.Equal(t, 0, r.code)
-	assert.Equal(t, "-q -n", r.stdout, "the command's flags are its own")
-}
-
-func TestSubcommandShadowsAProgramUnlessDashDashComesFirst(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "version")
-	assert.Equal(t, 0, r.code)
-	assert.True(t, strings.HasPrefix(r.stdout, "retry "), r.stdout)
-
-	r = retry(t, nil, "--", "version")
-	assert.Equal(t, 127, r.code, "after --, version is a program to run (and there is none)")
-
-	r = retry(t, nil, "--version")
-	assert.Equal(t, 0, r.code)
-	assert.Regexp(t, `^retry \S+ \(commit \S+, built \S+\)\n$`, r.stdout)
-}
-
-func TestVersionFlagWinsOverTheCommandAndStaysOutOfPolicies(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "--version", "--", "false")
-	assert.Equal(t, 0, r.code, "--version prints and runs nothing")
-	assert.Regexp(t, `^retry \S+ \(commit \S+, built \S+\)\n$`, r.stdout)
-
-	r = retry(t, []string{"RETRY_OPTS=--version"}, "-n", "1", "--", "true")
-	assert.Equal(t, 125, r.code, "RETRY_OPTS holds run settings, not --version: %s", r.stderr)
-	assert.Contains(t, r.stderr, "RETRY_OPTS")
-
-	dir := project(t, "[policies.v]\nversion = true\n")
-	r = retryAt(t, dir, nil, "-p", "v", "--", "true")
-	assert.Equal(t, 125, r.code, "a policy holds run settings, not --version: %s", r.stderr)
-	assert.Contains(t, r.stderr, "version")
-	assert.Empty(t, r.stdout)
+	r := retry(t, nil, "-n", "1", "--deadline", "500us", "--", "sleep", "1")
+	assert.Equal(t, 124, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "the 500µs deadline")
 }
 
 // A text/template reachable anywhere in the binary (cobra runs one for a
@@ -537,45 +238,6 @@ func TestBinaryLetsTheLinkerDropUnusedMethods(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, bytes.Contains(data, []byte("reflect.Value.MethodByName")),
 		"reflect.Value.MethodByName is linked in: a template or reflection on method names is reachable")
-}
-
-func TestQuietKeepsOnlyTheGiveUpLine(t *testing.T) {
-	t.Parallel()
-	r := retry(t, nil, "-q", "-n", "3", "--fast-delay", "1ms", "--", "sh", "-c", "exit 4")
-	assert.Equal(t, 4, r.code)
-	lines := r.lines(t)
-	require.Len(t, lines, 1)
-	assert.Contains(t, lines[0], "giving up on sh after 3 attempts")
-
-	r = retry(t, nil, "-q", "--fast-delay", "1ms", "--", "sh", "-c", `[ "$RETRY_ATTEMPT" = 2 ]`)
-	assert.Equal(t, 0, r.code)
-	assert.Empty(t, r.stderr, "quiet success says nothing")
-}
-
-func TestArgvIsShownOnlyWithVerbose(t *testing.T) {
-	t.Parallel()
-	args := []string{"-n", "2", "--fast-delay", "1ms", "--", "sh", "-c", "exit 1", "token=hunter2"}
-	r := retry(t, nil, args...)
-	assert.NotContains(t, r.stderr, "hunter2", "argv often carries secrets")
-
-	r = retry(t, nil, append([]string{"-v"}, args...)...)
-	assert.Contains(t, r.stderr, "retry: attempt 1/2: sh -c 'exit 1' token=hunter2")
-	assert.Regexp(t, `attempt 1/2 failed after \S+: exit 1`, r.stderr)
-}
-
-func TestChildGetsOurOwnFileDescriptors(t *testing.T) {
-	t.Parallel()
-	out := filepath.Join(t.TempDir(), "out")
-	f, err := os.Create(out)
-	require.NoError(t, err)
-	defer f.Close()
-	c := exec.Command(retryBin, "--", "sh", "-c", "readlink /proc/self/fd/1")
-	c.Env = cleanEnv()
-	c.Stdout = f
-	require.NoError(t, c.Run())
-	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, out+"\n", string(data), "stdout is our file, not a pipe retry copies from")
 }
 
 // ptyRetry starts retry on a new pseudo-terminal as its controlling terminal,
@@ -636,20 +298,6 @@ func awaitOutput(t *testing.T, output func() string, want string) {
 		}
 		time.Sleep(10 * time.Millisecond) // polling the terminal's output, not timing the product
 	}
-}
-
-func TestChildCanReadTheTerminal(t *testing.T) {
-	c, tty, output, done := ptyRetry(t, "--", "sh", "-c", `echo ready; read x; echo "got $x"`)
-	awaitOutput(t, output, "ready")
-	_, err := tty.Write([]byte("hello\n"))
-	require.NoError(t, err)
-	awaitOutput(t, output, "got hello")
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("retry did not exit")
-	}
-	assert.Equal(t, 0, c.ProcessState.ExitCode())
 }
 
 func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {

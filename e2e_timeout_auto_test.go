@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -189,51 +188,4 @@ func TestTimeoutAutoGoalACommandThatGetsTwiceAsSlowIsNeverFailed(t *testing.T) {
 	assert.Greater(t, limits[0], int64(1000), "above the floor from the start")
 	assert.Greater(t, limits[49], limits[0], "the limit followed the command")
 	t.Logf("learned limits over the 50 runs: %v", limits)
-}
-
-func TestTimeoutAutoLearnsInRedisAndItsKeyHidesTheCommandLine(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	port := loopbackPort(t)
-	redisFor(t, dir, port)
-	state := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-	secret := "--token=s3cret"
-	for i := range 20 {
-		r := retry(t, nil, "--state", state, "--state-timeout", "5s", "--timeout", "auto", "--", "sh", "-c", "exit 0", secret)
-		require.Equal(t, 0, r.code, "run %d: %s", i, r.stderr)
-	}
-	r := retry(t, nil, "plan", "--state", state, "--state-timeout", "5s", "--timeout", "auto", "--", "sh", "-c", "exit 0", secret)
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "timeout: auto = max(3 × p99 ")
-	assert.Contains(t, r.stdout, "from 20 runs (key sh-")
-
-	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
-	defer c.Close()
-	keys, err := c.Keys(context.Background(), "retry:time:*").Result()
-	require.NoError(t, err)
-	require.Len(t, keys, 1)
-	assert.Regexp(t, `^retry:time:sh-[0-9a-f]{24}$`, keys[0])
-	data, err := c.Get(context.Background(), keys[0]).Result()
-	require.NoError(t, err)
-	assert.NotContains(t, data, "s3cret")
-	ttl, err := c.TTL(context.Background(), keys[0]).Result()
-	require.NoError(t, err)
-	assert.Greater(t, ttl, 80*24*time.Hour, "kept for 90 days after the last success")
-
-	r = retry(t, nil, "timing", "status", "--state", state, "--state-timeout", "5s", "--", "sh", "-c", "exit 0", secret)
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "runs: 20\n")
-}
-
-func TestTimeoutAutoWithRedisDownRunsTheCommandWithTheFallback(t *testing.T) {
-	t.Parallel()
-	port := loopbackPort(t) // nobody listens
-	r := runAuto(t.TempDir(), nil, "--state", fmt.Sprintf("redis://127.0.0.1:%d/0", port), "--timeout", "auto,30s", "--", "sh", "-c", "exit 0")
-	require.NoError(t, r.err)
-	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stderr, "no learned timeout this run, the fallback 30s instead")
-	assert.Equal(t, 1, strings.Count(r.stderr, "retry: warning:"), "one warning: %s", r.stderr)
-	assert.Less(t, r.elapsed, 10*time.Second)
-	require.Len(t, r.report.Attempts, 1)
-	assert.Equal(t, "fallback", *r.report.Attempts[0].LimitFrom)
 }

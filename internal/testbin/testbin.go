@@ -16,23 +16,27 @@ import (
 // to its path, runs the tests with run (a testing.M's Run), removes the
 // directory and exits with the tests' code. Call it from TestMain.
 func Main(bin *string, run func() int) {
+	os.Exit(Run(bin, run))
+}
+
+// Run is Main without the exit: it returns the tests' code, for a TestMain
+// that hands the exit to someone else (testscript.Main).
+func Run(bin *string, run func() int) int {
 	StartSignalsAtDefaults()
 	dir, err := os.MkdirTemp("", "retry-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	*bin = filepath.Join(dir, "retry")
 	build := exec.Command("go", "build", "-o", *bin, "retry")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build retry:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+		return 1
 	}
-	code := run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return run()
 }
 
 // StartSignalsAtDefaults lets the processes a test starts receive SIGHUP
