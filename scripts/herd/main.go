@@ -55,6 +55,10 @@ func main1(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // machine and measure its scheduler rather than the policies.
 const maxClients = 200
 
+// childTimeoutMargin is how long past a waiting client's own --deadline
+// the default -child-timeout lets it run: time to give up and exit.
+const childTimeoutMargin = 30 * time.Second
+
 // parseOptions reads the flags. -quick changes the defaults of -n and
 // -spread, never a value given explicitly.
 func parseOptions(args []string, stderr io.Writer) (Options, error) {
@@ -76,7 +80,7 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&pols, "policies", "", "comma-separated policies to run (default all): "+policyNames())
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the launch times and of each client's retry --seed")
 	fs.IntVar(&o.Repeat, "repeat", 1, "run each policy this many times with other launch times and seeds, and pool the clients in the table (the CSV and chart show the first run)")
-	fs.DurationVar(&o.ChildTimeout, "child-timeout", 2*time.Minute, "deadline of each client process; the harness kills it then")
+	fs.DurationVar(&o.ChildTimeout, "child-timeout", 2*time.Minute, "deadline of each client process; the harness kills it then (default: at least 30s past the waiting breaker's --deadline)")
 	fs.StringVar(&o.Curl, "curl", "/usr/bin/curl", "curl `path`; empty or missing uses the Go client in scripts/herd/client")
 	fs.BoolVar(&o.Verbose, "v", false, "print one line per client: launch, exit, attempts, last output")
 	if err := fs.Parse(args); err != nil {
@@ -119,8 +123,16 @@ func parseOptions(args []string, stderr io.Writer) (Options, error) {
 		o.Scenarios = scenarioNames()
 	}
 	for _, name := range o.Scenarios {
-		if _, err := scenario(name, o.Quick, o.Lead); err != nil {
+		sc, err := scenario(name, o.Quick, o.Lead)
+		if err != nil {
 			return Options{}, err
+		}
+		// A waiting client's own --deadline must end before the harness
+		// kills it, or the run records a kill where retry would have
+		// given up by itself (outage60s: a deadline of 120s, the old
+		// default). An explicit -child-timeout is the caller's choice.
+		if !set["child-timeout"] {
+			o.ChildTimeout = max(o.ChildTimeout, patientDeadline(outageLength(sc.Timeline))+childTimeoutMargin)
 		}
 	}
 	if strings.ContainsAny(o.Tag, "/\\ ") {

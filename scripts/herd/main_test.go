@@ -48,3 +48,23 @@ func TestBadFlagsAreRefusedWithTheReason(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want, "%q", tc.args)
 	}
 }
+
+func TestTheDefaultChildTimeoutOutlastsThePatientClientsDeadline(t *testing.T) {
+	t.Parallel()
+	o, err := parseOptions([]string{"-retry", "/r", "-scenario", "outage60s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Greater(t, o.ChildTimeout, patientDeadline(time.Minute),
+		"the harness must not kill a waiting client at the moment its own --deadline ends")
+
+	o, err = parseOptions([]string{"-retry", "/r", "-scenario", "blip,outage60s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Greater(t, o.ChildTimeout, patientDeadline(time.Minute), "the longest outage of the list decides")
+
+	o, err = parseOptions([]string{"-retry", "/r"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Minute, o.ChildTimeout, "outage10s clients wait at most 40s: the default stands")
+
+	o, err = parseOptions([]string{"-retry", "/r", "-scenario", "outage60s", "-child-timeout", "90s"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, 90*time.Second, o.ChildTimeout, "an explicit -child-timeout is kept")
+}
