@@ -170,6 +170,8 @@ type Permit struct {
 	Status Status
 	// gen is the generation a Probe verdict probes.
 	gen uint64
+	// reserved is set when Check took the retry's budget token.
+	reserved bool
 }
 
 // Check decides whether attempt number attempt (from 1) of a run against
@@ -197,6 +199,24 @@ func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, e
 		}
 	}
 	p := Permit{Verdict: b.cfg.decide(c, now, attempt), Status: b.status(c, now)}
+	if p.Verdict == Allow && attempt > 1 {
+		// A retry takes its budget token now, in the same update that
+		// allows it: were it taken only when the failure is recorded,
+		// every run checking meanwhile would see the budget unspent, and
+		// a refill would let a burst of retries through.
+		c, _, err = b.update(ctx, key, func(c circuit) circuit {
+			now = b.now()
+			if p.Verdict = b.cfg.decide(c, now, attempt); p.Verdict == Allow {
+				c = b.cfg.reserve(c, now)
+				p.reserved = true
+			}
+			return c
+		})
+		if err != nil {
+			return Permit{}, err
+		}
+		p.Status = b.status(c, now)
+	}
 	p.Status.Warning = asWarning(warn)
 	if p.Verdict != Probe {
 		return p, nil
@@ -387,7 +407,7 @@ func (b *Breaker) Record(ctx context.Context, p Permit, o Sample) (Status, error
 	var now time.Time
 	c, warn, err := b.update(ctx, key, func(c circuit) circuit {
 		now = b.now()
-		return b.cfg.observe(c, now, o, p.Verdict == Probe, p.gen, lockedRand{b})
+		return b.cfg.observe(c, now, o, p.Verdict == Probe, p.gen, p.reserved, lockedRand{b})
 	})
 	if err != nil {
 		return Status{}, err

@@ -227,8 +227,9 @@ var behaviours = []struct {
 		}
 		p := e.check(t, 2)
 		assert.Equal(t, Allow, p.Verdict)
-		assert.InDelta(t, 6, p.Status.Tokens, 1e-9)
-		e.run(t, Failure)
+		assert.InDelta(t, 5, p.Status.Tokens, 1e-9, "6 left, and the allowed retry took one")
+		_, err := e.b.Record(e.ctx, p, Failure)
+		require.NoError(t, err)
 
 		p = e.check(t, 2)
 		assert.Equal(t, NoBudget, p.Verdict)
@@ -236,6 +237,30 @@ var behaviours = []struct {
 		assert.Equal(t, Allow, e.check(t, 1).Verdict, "first attempts are always allowed")
 		e.run(t, Success)
 		assert.Equal(t, Allow, e.check(t, 2).Verdict, "a success refills a tenth of a token")
+	}},
+	{"retries checked at once take the budget's tokens one by one", func(c *Config) { c.Min = 1000 }, func(t *testing.T, e *env) {
+		for range 3 {
+			e.run(t, Failure) // 7 tokens of 10 left: two retries above half
+		}
+		// Many runs check a retry before any of them is recorded: before
+		// retries took their token when allowed, every one of them saw
+		// the budget unspent and went through (41 within 0.7 s in a herd
+		// whose budget had just refilled).
+		var allowed []Permit
+		for range 10 {
+			if p := e.check(t, 2); p.Verdict == Allow {
+				allowed = append(allowed, p)
+			}
+		}
+		assert.Len(t, allowed, 2, "only the tokens above half let retries through")
+		_, err := e.b.Record(e.ctx, allowed[0], Success)
+		require.NoError(t, err)
+		assert.Equal(t, Allow, e.check(t, 2).Verdict, "a retry that succeeded gives its token back")
+		_, err = e.b.Record(e.ctx, allowed[1], Failure)
+		require.NoError(t, err)
+		st, err := e.b.Status(e.ctx, e.key)
+		require.NoError(t, err)
+		assert.InDelta(t, 5.1, st.Tokens, 1e-9, "a failed retry spent its token once, not twice")
 	}},
 	{"the run budget is shared and exact", nil, func(t *testing.T, e *env) {
 		other, err := New(e.store, fixedCooldown(), e.clock.Now, nil)

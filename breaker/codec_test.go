@@ -14,7 +14,7 @@ func TestCircuitSurvivesEncodeAndDecode(t *testing.T) {
 	cfg := Default()
 	c := tripped(t, cfg)
 	c.Key = "registry.example.com/\x00weird key"
-	c = cfg.observe(c, c.OpenedAt.Add(time.Second), Success, false, 0, edgeRand{})
+	c = cfg.observe(c, c.OpenedAt.Add(time.Second), Success, false, 0, false, edgeRand{})
 
 	data, err := encodeCircuit(c)
 	require.NoError(t, err)
@@ -151,7 +151,7 @@ func TestARecordFromBeforeTheWaitingFieldsReadsAsTheirZeroValues(t *testing.T) {
 
 	cfg := Default()
 	now := c.ProbeAt
-	next := cfg.observe(c, now, Failure, false, 0, edgeRand{})
+	next := cfg.observe(c, now, Failure, false, 0, false, edgeRand{})
 	data, err := encodeCircuit(next)
 	require.NoError(t, err)
 	var v map[string]any

@@ -240,15 +240,30 @@ func (cfg Config) decide(c circuit, now time.Time, attempt int) Verdict {
 	return Allow
 }
 
+// reserve returns c with one token of its retry budget taken at now, for a
+// retry that decide has just allowed: the retry's failure will have
+// spent it (observe with reserved set takes no other), its success gives
+// it back.
+func (cfg Config) reserve(c circuit, now time.Time) circuit {
+	c.Spent, c.SpentAt = min(cfg.spent(c, now)+1, cfg.Tokens), now
+	return c
+}
+
 // observe returns c after an attempt counted as o ended at now. probe
 // tells whether the attempt ran as the probe of generation gen; a probe of
-// a generation that has passed counts as an ordinary attempt. A cooldown is
+// a generation that has passed counts as an ordinary attempt. reserved
+// tells that the attempt was a retry whose token reserve took. A cooldown is
 // drawn from r only when the circuit opens or reopens.
-func (cfg Config) observe(c circuit, now time.Time, o Sample, probe bool, gen uint64, r Rand) circuit {
+func (cfg Config) observe(c circuit, now time.Time, o Sample, probe bool, gen uint64, reserved bool, r Rand) circuit {
 	c = cfg.prune(c, now)
 	failed := o == Failure
 	c.Spent, c.SpentAt = cfg.spent(c, now), now
+	if reserved && !failed {
+		c.Spent = max(c.Spent-1, 0) // the retry's token, taken by reserve, comes back
+	}
 	switch {
+	case failed && reserved:
+		// its token was taken when the retry was allowed
 	case failed:
 		c.Spent = min(c.Spent+1, cfg.Tokens)
 	case c.Spent >= cfg.Tokens/2:

@@ -39,7 +39,7 @@ func feed(cfg Config, c circuit, start time.Time, outcomes ...Sample) (circuit, 
 	now := start
 	for i, o := range outcomes {
 		now = start.Add(time.Duration(i) * time.Second)
-		c = cfg.observe(c, now, o, false, 0, edgeRand{})
+		c = cfg.observe(c, now, o, false, 0, false, edgeRand{})
 	}
 	return c, now
 }
@@ -55,7 +55,7 @@ func repeat(o Sample, n int) []Sample {
 func TestWindowCountsAnAttemptForExactlyOneWindow(t *testing.T) {
 	t.Parallel()
 	cfg := fixedCooldown()
-	c := cfg.observe(circuit{Key: "k"}, t0, Failure, false, 0, edgeRand{})
+	c := cfg.observe(circuit{Key: "k"}, t0, Failure, false, 0, false, edgeRand{})
 
 	f, a := cfg.counts(c, t0.Add(cfg.Window-time.Millisecond))
 	assert.Equal(t, [2]int{1, 1}, [2]int{f, a}, "just inside the window")
@@ -69,7 +69,7 @@ func TestWindowDropsExpiredBucketsOnUpdate(t *testing.T) {
 	c, _ := feed(cfg, circuit{Key: "k"}, t0, repeat(Success, 10)...)
 	require.Len(t, c.Buckets, 10)
 
-	c = cfg.observe(c, t0.Add(cfg.Window+5*time.Second), Success, false, 0, edgeRand{})
+	c = cfg.observe(c, t0.Add(cfg.Window+5*time.Second), Success, false, 0, false, edgeRand{})
 	assert.Len(t, c.Buckets, 5, "the buckets of seconds 6..9 remain, plus the new one")
 	f, a := cfg.counts(c, t0.Add(cfg.Window+5*time.Second))
 	assert.Equal(t, [2]int{0, 5}, [2]int{f, a})
@@ -159,11 +159,11 @@ func TestFailedProbesGrowTheCooldownAndASuccessfulOneResetsIt(t *testing.T) {
 	for range 5 {
 		cooldowns = append(cooldowns, c.ProbeAt.Sub(c.OpenedAt))
 		now = c.ProbeAt
-		c = cfg.observe(c, now, Failure, true, c.Gen, r)
+		c = cfg.observe(c, now, Failure, true, c.Gen, false, r)
 	}
 	assert.Equal(t, []time.Duration{1e9, 2e9, 4e9, 8e9, 10e9}, cooldowns)
 
-	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, r)
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, false, r)
 	require.False(t, c.Open)
 	c, _ = feed(cfg, c, now.Add(time.Hour), repeat(Failure, 5)...)
 	require.True(t, c.Open)
@@ -218,7 +218,7 @@ func TestProbeSuccessClosesTheCircuitAndClearsTheWindow(t *testing.T) {
 	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen := c.Gen
-	c = cfg.observe(c, c.ProbeAt, Success, true, gen, edgeRand{})
+	c = cfg.observe(c, c.ProbeAt, Success, true, gen, false, edgeRand{})
 
 	assert.False(t, c.Open)
 	assert.Equal(t, Closed, cfg.state(c, c.ProbeAt))
@@ -231,7 +231,7 @@ func TestProbeFailureReopensWithANewCooldown(t *testing.T) {
 	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	gen, at := c.Gen, c.ProbeAt.Add(time.Second)
-	c = cfg.observe(c, at, Failure, true, gen, edgeRand{hi: true})
+	c = cfg.observe(c, at, Failure, true, gen, false, edgeRand{hi: true})
 
 	assert.True(t, c.Open)
 	assert.Equal(t, gen+1, c.Gen, "a new half-open period, with its own claim")
@@ -245,10 +245,10 @@ func TestAStaleProbeCountsAsAnOrdinaryAttempt(t *testing.T) {
 	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	at := c.ProbeAt
-	c = cfg.observe(c, at, Failure, true, c.Gen, edgeRand{}) // reopened
+	c = cfg.observe(c, at, Failure, true, c.Gen, false, edgeRand{}) // reopened
 	gen := c.Gen
 
-	c = cfg.observe(c, at, Success, true, gen-1, edgeRand{})
+	c = cfg.observe(c, at, Success, true, gen-1, false, edgeRand{})
 	assert.True(t, c.Open, "the late result of the earlier probe does not close the circuit")
 	assert.Equal(t, gen, c.Gen)
 	f, a := cfg.counts(c, at)
@@ -260,14 +260,14 @@ func TestResultsWhileOpenAreCountedWithoutReopening(t *testing.T) {
 	cfg := fixedCooldown()
 	c := tripped(t, cfg)
 	opened, probeAt, gen := c.OpenedAt, c.ProbeAt, c.Gen
-	c = cfg.observe(c, opened.Add(time.Second), Failure, false, 0, edgeRand{hi: true})
+	c = cfg.observe(c, opened.Add(time.Second), Failure, false, 0, false, edgeRand{hi: true})
 	assert.Equal(t, [3]any{opened, probeAt, gen}, [3]any{c.OpenedAt, c.ProbeAt, c.Gen})
 }
 
 // feedAt records outcomes on c, all at now.
 func feedAt(cfg Config, c circuit, now time.Time, outcomes ...Sample) circuit {
 	for _, o := range outcomes {
-		c = cfg.observe(c, now, o, false, 0, edgeRand{})
+		c = cfg.observe(c, now, o, false, 0, false, edgeRand{})
 	}
 	return c
 }
@@ -331,7 +331,7 @@ func TestASuccessfulProbeRestoresTheWholeBudget(t *testing.T) {
 	cfg.MinSpan = 0
 	c := feedAt(cfg, circuit{Key: "k"}, t0, repeat(Failure, 10)...)
 	require.True(t, c.Open)
-	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, false, edgeRand{})
 	require.False(t, c.Open)
 	assert.InDelta(t, 10, cfg.tokens(c, c.SpentAt), 1e-9)
 }
@@ -431,7 +431,7 @@ func TestEachRunThatWaitedTakesTheNextSlotOfTheRamp(t *testing.T) {
 	assert.Equal(t, t0, at, "an open circuit has no ramp")
 
 	closed := c.ProbeAt
-	c = cfg.observe(c, closed, Success, true, c.Gen, edgeRand{})
+	c = cfg.observe(c, closed, Success, true, c.Gen, false, edgeRand{})
 	require.False(t, c.Open)
 	var ats []time.Time
 	for range 3 {
@@ -443,6 +443,6 @@ func TestEachRunThatWaitedTakesTheNextSlotOfTheRamp(t *testing.T) {
 
 	c = feedAt(cfg, c, closed.Add(time.Hour), repeat(Failure, 5)...)
 	require.True(t, c.Open)
-	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, edgeRand{})
+	c = cfg.observe(c, c.ProbeAt, Success, true, c.Gen, false, edgeRand{})
 	assert.Zero(t, c.Admitted, "a new close starts a new ramp")
 }
