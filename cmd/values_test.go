@@ -156,3 +156,24 @@ func TestStringsValueKeepsAndShowsValuesAsStringArrayDoes(t *testing.T) {
 	var none []string
 	assert.Empty(t, stringsValue{&none}.String(), "no default shown in usage")
 }
+
+// FuzzParseSize checks --stdin-max's parser: it never panics, never
+// returns a negative size, and reads back what FormatSize writes.
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"1GiB", "512MiB", "1.5GiB", "100MB", "0", "1048576", "-1", "1e400K", "9223372036854775807", "1Ki", "KiB", " 1", "1.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("ParseSize(%q) = %d, negative", s, n)
+		}
+		back, err := ParseSize(FormatSize(n))
+		if err != nil || back != n {
+			t.Fatalf("ParseSize(FormatSize(%d)) = %d, %v", n, back, err)
+		}
+	})
+}
