@@ -186,25 +186,17 @@ func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, e
 	if key == "" {
 		return Permit{}, errEmptyKey
 	}
+	var p Permit
+	var c circuit
+	var warn *CorruptError
+	var err error
 	now := b.now()
-	c, warn, err := b.load(ctx, key)
-	if err != nil {
-		return Permit{}, err
-	}
-	if warn != nil {
-		// Overwrite the unreadable record now, so the warning is
-		// reported once, here, and not again by Record.
-		if c, _, err = b.update(ctx, key, func(c circuit) circuit { return c }); err != nil {
-			return Permit{}, err
-		}
-	}
-	p := Permit{Verdict: b.cfg.decide(c, now, attempt), Status: b.status(c, now)}
-	if p.Verdict == Allow && attempt > 1 {
-		// A retry takes its budget token now, in the same update that
-		// allows it: were it taken only when the failure is recorded,
-		// every run checking meanwhile would see the budget unspent, and
-		// a refill would let a burst of retries through.
-		c, _, err = b.update(ctx, key, func(c circuit) circuit {
+	if attempt > 1 {
+		// A retry takes its budget token in the same update that allows
+		// it: were it taken only when its failure is recorded, every run
+		// checking meanwhile would see the budget unspent, and a refill
+		// would let a burst of retries through.
+		c, warn, err = b.update(ctx, key, func(c circuit) circuit {
 			now = b.now()
 			if p.Verdict = b.cfg.decide(c, now, attempt); p.Verdict == Allow {
 				c = b.cfg.reserve(c, now)
@@ -212,11 +204,18 @@ func (b *Breaker) Check(ctx context.Context, key string, attempt int) (Permit, e
 			}
 			return c
 		})
-		if err != nil {
-			return Permit{}, err
-		}
-		p.Status = b.status(c, now)
+	} else if c, warn, err = b.load(ctx, key); err == nil && warn != nil {
+		// Overwrite the unreadable record now, so the warning is
+		// reported once, here, and not again by Record.
+		c, _, err = b.update(ctx, key, func(c circuit) circuit { return c })
 	}
+	if err != nil {
+		return Permit{}, err
+	}
+	if attempt <= 1 {
+		p.Verdict = b.cfg.decide(c, now, attempt)
+	}
+	p.Status = b.status(c, now)
 	p.Status.Warning = asWarning(warn)
 	if p.Verdict != Probe {
 		return p, nil

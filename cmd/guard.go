@@ -35,6 +35,9 @@ type guard struct {
 	// pending is set when the next attempt must first pass the circuit:
 	// Admit checks it, and waits for it when wait is set.
 	pending bool
+	// recorded is the circuit as Done's Record left it, for Allow to
+	// read instead of the store; nil once used.
+	recorded *breaker.Status
 	// waiting shows that the run waits for the circuit; waited is how
 	// long it has waited in all.
 	waiting func(breaker.Wait)
@@ -149,9 +152,12 @@ func (g *guard) Done(ctx context.Context, a runner.Attempt) {
 	default:
 		return // terminal failures say nothing about the dependency
 	}
-	if _, err := g.b.Record(ctx, g.permit, sample); err != nil {
+	st, err := g.b.Record(ctx, g.permit, sample)
+	if err != nil {
 		g.failed(err)
+		return
 	}
+	g.recorded = &st
 }
 
 // refusal is why Allow refused a retry or Admit an attempt.
@@ -174,25 +180,33 @@ func (g *guard) Allow(ctx context.Context, next int) error {
 		return &refusal{msg: fmt.Sprintf("this run was the probe of circuit %q and failed", g.key), opened: true}
 	}
 	if g.key != "" {
-		st, err := g.b.Status(ctx, g.key)
-		if err != nil {
-			g.failed(err)
-			return nil
+		// The circuit as the attempt's Record left it, or as it is now.
+		var st breaker.Status
+		if g.recorded != nil {
+			st, g.recorded = *g.recorded, nil
+		} else {
+			var err error
+			if st, err = g.b.Status(ctx, g.key); err != nil {
+				g.failed(err)
+				return nil
+			}
 		}
 		if st.Warning != nil {
 			g.warn("%v", st.Warning)
 		}
 		g.permit = breaker.Permit{Verdict: breaker.Allow, Status: st}
+		// Whatever is not refused here is asked for again in Admit, just
+		// before the attempt: Check takes the retry's budget token in the
+		// update that allows it.
+		g.pending = true
 		switch {
-		case st.State == breaker.HalfOpen:
-			g.pending = true
-		case st.State == breaker.Open && g.wait && g.reachable(st):
-			g.pending = true
-		case st.State == breaker.Open:
+		case st.State == breaker.Open && !(g.wait && g.reachable(st)):
+			g.pending = false
 			return &refusal{msg: g.openMessage(st), opened: true}
-		case !st.RetryAllowed && g.wait && (g.deadline.IsZero() || time.Now().Add(st.RetryIn).Before(g.deadline)):
-			g.pending = true // attempts are spent on attempts, not on refusals
-		case !st.RetryAllowed:
+		case st.State == breaker.Closed && !st.RetryAllowed && !(g.wait && (g.deadline.IsZero() || time.Now().Add(st.RetryIn).Before(g.deadline))):
+			// A run that waits spends attempts on attempts, not on
+			// refusals: it waits for the budget in Admit.
+			g.pending = false
 			return &refusal{msg: g.budgetMessage(st)}
 		}
 	}

@@ -1,0 +1,54 @@
+package cmd
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"retry/exitcodes"
+	"retry/policy"
+	"retry/runner"
+)
+
+// TestRetriesAllowedAtOnceTakeTheBudgetsTokensOneByOne is the budget race
+// at the level of runs: runs whose retries are allowed before any of them
+// has failed must not all see the budget unspent. Before Allow left the
+// token to Admit's Check, a run's retry took its token only when its
+// failure was recorded, and every run asking meanwhile went through.
+func TestRetriesAllowedAtOnceTakeTheBudgetsTokensOneByOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := defaultBreakerOptions()
+	// 9 tokens: retries stop at 4.5 left, half a token from a whole
+	// number, so the budget's refill with time (a token a second) cannot
+	// tip the count in a slow test.
+	o.Key, o.State, o.Min, o.Tokens = "k", t.TempDir(), 1000, 9
+	p := policy.Default()
+	newRun := func() *guard {
+		t.Helper()
+		g, err := newGuard(&o, p, nil, func(f string, a ...any) { t.Errorf("warning: "+f, a...) })
+		require.NoError(t, err)
+		require.NotNil(t, g)
+		t.Cleanup(g.close)
+		return g
+	}
+	failed := runner.Attempt{N: 1, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}
+	// Three failed first attempts leave 6 of 9 tokens: two retries above
+	// half.
+	var runs []*guard
+	for range 3 {
+		g := newRun()
+		require.Nil(t, g.first(ctx))
+		g.Done(ctx, failed)
+		runs = append(runs, g)
+	}
+	admitted := 0
+	for _, g := range runs[:3] {
+		if g.Allow(ctx, 2) == nil && g.Admit(ctx, 2, g.deadline) == nil {
+			admitted++
+		}
+	}
+	assert.Equal(t, 2, admitted, "only the tokens above half let retries through")
+}
