@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -37,19 +38,7 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Use:   "breaker",
 		Short: "Inspect and reset the shared circuit breakers",
 		Args:  cobra.ArbitraryArgs,
-		// A typo must not look like success: `retry breaker rest KEY`
-		// would otherwise print help and exit 0, and a script would
-		// believe the circuit was reset.
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return c.Help()
-			}
-			want := "unknown subcommand; want list, status or reset"
-			if s := closestCommand(args[0], c.Commands()); s != "" {
-				want = "unknown subcommand; did you mean " + s + "?"
-			}
-			return &UsageError{Flag: "breaker", Value: args[0], Want: want}
-		},
+		RunE:  unknownSubcommand,
 	}
 	b.bindState(root.PersistentFlags())
 	b.bindTunables(root.PersistentFlags())
@@ -117,6 +106,28 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 	status.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	root.AddCommand(list, status, reset)
 	return root
+}
+
+// unknownSubcommand is the RunE of a command that only groups
+// subcommands (breaker, timing): without words it shows help; with a word
+// that names none of them it is a usage error. A typo must not look like
+// success: `retry breaker rest KEY` would otherwise print help and exit
+// 0, and a script would believe the circuit was reset.
+func unknownSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return c.Help()
+	}
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	want := "unknown subcommand; want " + strings.Join(names, ", ")
+	if s := closestCommand(args[0], c.Commands()); s != "" {
+		want = "unknown subcommand; did you mean " + s + "?"
+	}
+	return &UsageError{Flag: c.Name(), Value: args[0], Want: want}
 }
 
 // closestCommand returns the name of the available command in cmds that

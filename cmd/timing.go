@@ -395,7 +395,8 @@ at most 9% above the true value. A key is named as list shows it, or by the
 command itself after --, run from the same directory:
 
   retry timing status -- git fetch origin`,
-		Args: cobra.NoArgs,
+		Args: cobra.ArbitraryArgs,
+		RunE: unknownSubcommand,
 	}
 	b.bindState(root.PersistentFlags())
 	list := &cobra.Command{
