@@ -92,7 +92,7 @@ func (x *outputs) observe(e runner.Event) {
 	if x.text != nil {
 		x.text.Observe(e)
 		if e, ok := e.(*runner.AttemptEnded); ok && x.verbose && e.Attempt.Stopped != 0 {
-			fmt.Fprintln(x.deps.Stderr, leftoversStopped(e.Attempt.Stopped, e.Attempt.N, x.relay.Received() != 0))
+			fmt.Fprintln(x.line, leftoversStopped(e.Attempt.Stopped, e.Attempt.N, x.relay.Received() != 0))
 		}
 	}
 	if x.repeats != nil {

@@ -170,9 +170,12 @@ type Verdict struct {
 // Throttled reports whether one of lines says that a server is shedding
 // load and asks its callers to slow down: HTTP 429 or "too many
 // requests", a rate limit, throttling, "slow down", a quota exceeded. The
-// pattern is compiled on each call, which is made only for a transient
-// failure decided by output lines, never at start.
+// pattern is compiled only when there are lines: for a transient failure
+// decided by output lines, never at start.
 func Throttled(lines []string) bool {
+	if len(lines) == 0 {
+		return false // decided by the exit status alone: nothing to compile
+	}
 	re := regexp.MustCompile(`(?i)\b429\b|too many requests|rate[ _-]?limit|throttl|\bslow ?down\b|quota exceeded|requestlimitexceeded`)
 	for _, l := range lines {
 		if re.MatchString(l) {
