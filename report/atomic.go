@@ -19,5 +19,5 @@ func writeFile(ctx context.Context, path string, data []byte, mode fs.FileMode) 
 	if t.stream {
 		return t.write(ctx, data)
 	}
-	return statefile.ReplaceShared(path, data, mode)
+	return statefile.ReplaceShared(t.path, data, mode)
 }

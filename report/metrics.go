@@ -174,13 +174,13 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	unlock, err := statefile.Lock(ctx, m.Path+".lock", 0o644, wait)
+	unlock, err := statefile.Lock(ctx, t.path+".lock", 0o644, wait)
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
 	defer unlock()
 
-	st, warning, err := m.load()
+	st, warning, err := load(t.path)
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
 	}
@@ -189,10 +189,10 @@ func (m *MetricsFile) Write(ctx context.Context, e Ending) (warning string, err 
 	if err == nil {
 		// The state first: a crash between the two leaves a metrics
 		// file behind its state, which the next run writes again.
-		err = statefile.Replace(m.Path+".json", append(state, '\n'), 0o644)
+		err = statefile.Replace(t.path+".json", append(state, '\n'), 0o644)
 	}
 	if err == nil {
-		err = statefile.Replace(m.Path, appendExposition(nil, st), 0o644)
+		err = statefile.Replace(t.path, appendExposition(nil, st), 0o644)
 	}
 	if err != nil {
 		return "", fmt.Errorf("metrics file: %w", err)
@@ -210,15 +210,15 @@ func (m *MetricsFile) alone(e Ending) []byte {
 // load reads the state beside the metrics file. A state that is not valid
 // JSON of a version this release knows is replaced with a warning; one of
 // a newer version is an error, so that a newer retry's state is never
-// clobbered.
-func (m *MetricsFile) load() (st *metricsState, warning string, err error) {
-	path := m.Path + ".json"
+// clobbered. file is the metrics file itself, where any links led.
+func load(file string) (st *metricsState, warning string, err error) {
+	path := file + ".json"
 	data, err := readRegular(path)
 	switch {
 	case err != nil:
 		return nil, "", err
 	case data == nil:
-		return m.seed()
+		return seed(file)
 	}
 	st = &metricsState{}
 	if err := json.Unmarshal(data, st); err != nil || st.Version < 1 {
@@ -244,9 +244,9 @@ func (m *MetricsFile) load() (st *metricsState, warning string, err error) {
 // itself, as releases before the state file wrote it, so that an upgrade
 // carries the counters on. What else the file holds is dropped, once,
 // with a warning: the file is retry's alone from then on.
-func (m *MetricsFile) seed() (*metricsState, string, error) {
+func seed(file string) (*metricsState, string, error) {
 	st := newMetricsState()
-	data, err := os.ReadFile(m.Path)
+	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, "", nil
 	}
@@ -257,9 +257,9 @@ func (m *MetricsFile) seed() (*metricsState, string, error) {
 	switch {
 	case errors.Is(err, errForeign):
 		return st, fmt.Sprintf("metrics file %s held more than retry's metrics (%s); retry now writes it whole, "+
-			"keeping its counts in %s.json, so the rest is gone: give other metrics a file of their own", m.Path, err, m.Path), nil
+			"keeping its counts in %s.json, so the rest is gone: give other metrics a file of their own", file, err, file), nil
 	case err != nil:
-		return newMetricsState(), replaced("metrics file", m.Path, OneLine(err.Error())), nil
+		return newMetricsState(), replaced("metrics file", file, OneLine(err.Error())), nil
 	}
 	return st, "", nil
 }

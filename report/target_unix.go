@@ -33,9 +33,13 @@ const maxLinks = 40
 
 // A target is what a --report or --metrics-file path leads to. A regular
 // file, or a path that does not exist yet, is replaced atomically (see
-// statefile.ReplaceShared); a symbolic link that leads to a regular file is
-// replaced too, link and all, so a root process never writes through a
-// link someone else planted in a shared directory. Anything else is a
+// statefile.ReplaceShared). A symbolic link is written into, never
+// replaced: what it leads to is (a regular file replaced atomically in its
+// own directory, a file created where a dangling link points), and the
+// link stays. A link that Linux's fs.protected_symlinks would not follow
+// (in a sticky, world-writable directory such as /tmp, owned by neither us
+// nor the directory's owner) is refused, so that root never writes through
+// a link someone else planted in a shared directory. Anything else is a
 // stream and is written into, never replaced: a character device, a FIFO,
 // a socket, or a file descriptor (/dev/fd/N, /proc/self/fd/N, and links to them such
 // as /dev/stderr), whatever the descriptor refers to. A block device is
@@ -57,9 +61,11 @@ type target struct {
 // time, so that a link into /proc/PID/fd is seen for the descriptor it is
 // rather than for what the descriptor refers to.
 func lookTarget(path string) (target, error) {
-	replace := target{path: path, fd: -1}
 	p := path
 	for range maxLinks {
+		// What is replaced is where the links led: the path itself
+		// when there were none.
+		replace := target{path: p, fd: -1}
 		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
 		if errors.Is(err, fs.ErrNotExist) {
 			return replace, nil // creating the file will say what is missing
@@ -83,13 +89,16 @@ func lookTarget(path string) (target, error) {
 		}
 		info, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return replace, nil // a new file, or a link that leads nowhere: replaced
+			return replace, nil // a new file, or where a link leads nowhere: created
 		}
 		if err != nil {
 			return target{}, err
 		}
 		switch t := info.Mode().Type(); {
 		case t == fs.ModeSymlink:
+			if err := protectedLink(dir, info); err != nil {
+				return target{}, err
+			}
 			link, err := os.Readlink(p)
 			if err != nil {
 				return target{}, err
@@ -111,6 +120,26 @@ func lookTarget(path string) (target, error) {
 		}
 	}
 	return target{}, &fs.PathError{Op: "open", Path: path, Err: syscall.ELOOP}
+}
+
+// protectedLink refuses to follow the link described by info in dir when
+// Linux's fs.protected_symlinks would: dir is sticky and world-writable
+// (/tmp) and the link belongs neither to us nor to dir's owner.
+func protectedLink(dir string, info fs.FileInfo) error {
+	d, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	dm := d.Mode()
+	if dm&fs.ModeSticky == 0 || dm.Perm()&0o002 == 0 {
+		return nil
+	}
+	ls, lok := info.Sys().(*syscall.Stat_t)
+	ds, dok := d.Sys().(*syscall.Stat_t)
+	if !lok || !dok || ls.Uid == uint32(os.Geteuid()) || ls.Uid == ds.Uid {
+		return nil
+	}
+	return fmt.Errorf("it is a link in the shared directory %s that belongs to user %d: not followed (give the path it leads to)", dir, ls.Uid)
 }
 
 // procFD reports whether dir/name is a descriptor's entry in /proc: dir is

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func TestTargetsAreReplacedOnlyWhenTheyAreRegularFilesOrNew(t *testing.T) {
+func TestTargetsAreReplacedOnlyWhenTheyAreRegularFilesOrNewAndLinksAreFollowed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -34,21 +34,22 @@ func TestTargetsAreReplacedOnlyWhenTheyAreRegularFilesOrNew(t *testing.T) {
 	loop := link("loop", "loop")
 
 	for _, tc := range []struct {
-		name   string
-		path   string
-		stream bool
-		fd     int
-		kind   fs.FileMode
+		name     string
+		path     string
+		stream   bool
+		fd       int
+		kind     fs.FileMode
+		replaced string // for a replaced target: the file replaced
 	}{
-		{"a new file", filepath.Join(dir, "new"), false, -1, 0},
-		{"a regular file", file, false, -1, 0},
-		{"a link to a regular file", link("to-file", "file"), false, -1, 0},
-		{"a link that leads nowhere", link("dangling", "nowhere"), false, -1, 0},
-		{"a file in a directory that does not exist", filepath.Join(dir, "no", "such"), false, -1, 0},
-		{"a FIFO", fifo, true, -1, fs.ModeNamedPipe},
-		{"a link to a FIFO", link("to-fifo", fifo), true, -1, fs.ModeNamedPipe},
-		{"a character device", "/dev/null", true, -1, fs.ModeDevice | fs.ModeCharDevice},
-		{"a link to a link to a character device", link("to-to-null", link("to-null", "/dev/null")), true, -1, fs.ModeDevice | fs.ModeCharDevice},
+		{"a new file", filepath.Join(dir, "new"), false, -1, 0, filepath.Join(dir, "new")},
+		{"a regular file", file, false, -1, 0, file},
+		{"a link to a regular file", link("to-file", "file"), false, -1, 0, file},
+		{"a link that leads nowhere", link("dangling", "nowhere"), false, -1, 0, filepath.Join(dir, "nowhere")},
+		{"a file in a directory that does not exist", filepath.Join(dir, "no", "such"), false, -1, 0, filepath.Join(dir, "no", "such")},
+		{"a FIFO", fifo, true, -1, fs.ModeNamedPipe, ""},
+		{"a link to a FIFO", link("to-fifo", fifo), true, -1, fs.ModeNamedPipe, ""},
+		{"a character device", "/dev/null", true, -1, fs.ModeDevice | fs.ModeCharDevice, ""},
+		{"a link to a link to a character device", link("to-to-null", link("to-null", "/dev/null")), true, -1, fs.ModeDevice | fs.ModeCharDevice, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := lookTarget(tc.path)
@@ -57,7 +58,7 @@ func TestTargetsAreReplacedOnlyWhenTheyAreRegularFilesOrNew(t *testing.T) {
 			assert.Equal(t, tc.fd, got.fd, "fd")
 			assert.Equal(t, tc.kind, got.kind, "kind")
 			if !tc.stream {
-				assert.Equal(t, tc.path, got.path, "the path itself is replaced, never a link's target")
+				assert.Equal(t, tc.replaced, got.path, "a link is written into: what it leads to is replaced, not the link")
 			}
 		})
 	}
@@ -210,4 +211,26 @@ func TestFIFOWhoseReaderTakesNoDataGivesUpAfterReaderWait(t *testing.T) {
 	err = writeFile(t.Context(), fifo, make([]byte, 4<<20), 0o644) // more than any pipe holds
 	assert.ErrorContains(t, err, "the reader took no data for 2s")
 	assert.Less(t, time.Since(start), ReaderWait+20*time.Second, "bounded, not a hang")
+}
+
+func TestALinkPlantedInASharedDirectoryByAnotherUserIsNotFollowed(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the link another owner")
+	}
+	shared := t.TempDir()
+	require.NoError(t, os.Chmod(shared, 0o777|fs.ModeSticky)) // as /tmp is
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+	planted := filepath.Join(shared, "report.json")
+	require.NoError(t, os.Symlink(victim, planted))
+	require.NoError(t, os.Lchown(planted, 12345, 12345))
+	_, err := lookTarget(planted)
+	assert.ErrorContains(t, err, "belongs to user 12345: not followed")
+
+	own := filepath.Join(shared, "mine.json")
+	require.NoError(t, os.Symlink(victim, own))
+	got, err := lookTarget(own)
+	require.NoError(t, err, "our own link in a shared directory is followed")
+	assert.Equal(t, victim, got.path)
 }
