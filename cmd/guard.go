@@ -82,6 +82,15 @@ func newGuard(o *breakerOptions, p policy.Policy, env []string, warn func(string
 	return g, nil
 }
 
+// sharedStore is the guard's open store, for --timeout auto to use too;
+// nil without a guard or after the store failed.
+func (g *guard) sharedStore() breaker.Store {
+	if g == nil || g.off {
+		return nil
+	}
+	return g.store
+}
+
 func (g *guard) close() {
 	if g != nil {
 		g.store.Close()

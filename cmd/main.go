@@ -380,7 +380,7 @@ func attempt(ctx context.Context, deps Deps, o *Options, plan Plan, guard *guard
 			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
 		}
 	}
-	learned := startLearning(ctx, &o.Breaker, deps.Env, plan.Learn, warn)
+	learned := startLearning(ctx, &o.Breaker, deps.Env, guard.sharedStore(), plan.Learn, warn)
 	defer learned.close()
 	learned.apply(cfg)
 	steptrace.Mark("setup")

@@ -138,21 +138,27 @@ type learner struct {
 	cur  time.Duration
 	warn func(format string, args ...any)
 	off  bool
+	// owned is set when the learner opened store itself, and closes it.
+	owned bool
 }
 
-// startLearning opens the store and reads the key's figures; nil without
-// --timeout auto.
-func startLearning(ctx context.Context, b *breakerOptions, env []string, plan *learnPlan, warn func(string, ...any)) *learner {
+// startLearning reads the key's figures from shared, the store the
+// breaker already opened, or else from a store it opens itself; nil
+// without --timeout auto.
+func startLearning(ctx context.Context, b *breakerOptions, env []string, shared breaker.Store, plan *learnPlan, warn func(string, ...any)) *learner {
 	if plan == nil {
 		return nil
 	}
-	l := &learner{plan: plan, warn: warn}
-	store, err := openStore(b.State, b.StateTimeout, env)
-	if err != nil {
-		l.failed(err)
-		return l
+	l := &learner{plan: plan, warn: warn, store: shared}
+	if shared == nil {
+		store, err := openStore(b.State, b.StateTimeout, env)
+		if err != nil {
+			l.failed(err)
+			return l
+		}
+		l.store, l.owned = store, true
 	}
-	l.store = store
+	store := l.store
 	rec, err := loadLearned(ctx, store, plan.Key)
 	var corrupt *timing.CorruptError
 	var newer *timing.VersionError
@@ -184,7 +190,7 @@ func (l *learner) failed(err error) {
 }
 
 func (l *learner) close() {
-	if l != nil && l.store != nil {
+	if l != nil && l.owned {
 		l.store.Close()
 	}
 }
