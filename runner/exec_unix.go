@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -41,26 +43,14 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		}
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
-	cmd := &exec.Cmd{Path: path, Args: c.Args, Env: c.Env, Dir: c.Dir}
-	// A nil *os.File must stay a nil interface, which exec turns into
-	// /dev/null.
-	if c.Stdin != nil {
-		cmd.Stdin = c.Stdin
-	}
-	if c.Stdout != nil {
-		cmd.Stdout = c.Stdout
-	}
-	if c.Stderr != nil {
-		cmd.Stderr = c.Stderr
-	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	tty := -1
 	if fd, ok := foregroundTerminal(c.Stdin); ok {
 		tty = fd
 		attr.Foreground, attr.Ctty = true, fd
 	}
-	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
+	pid, err := forkExec(path, c, attr)
+	if err != nil {
 		kind := exitcodes.StartFailed
 		switch {
 		case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
@@ -70,17 +60,100 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
 	return &execProcess{
-		cmd:       cmd,
-		pgid:      cmd.Process.Pid,
+		pid:       pid,
 		tty:       tty,
 		signal:    c.Signal,
 		killAfter: c.KillAfter,
 	}, nil
 }
 
+// forkExec starts the program at path as os/exec would start c, and
+// fails as it would, but with syscall.ForkExec: os.StartProcess first
+// probes, with a throwaway child, whether the system can give it a pidfd,
+// which costs a start of retry some 0.1 ms for a handle we do not need
+// (we wait for the pid, see execProcess.Wait). As os/exec does, a nil
+// stream is /dev/null (read-only for stdin, write-only for the others),
+// a nil environment is ours with PWD set to Dir, and a variable set twice
+// is given its last value.
+func forkExec(path string, c Command, attr *syscall.SysProcAttr) (int, error) {
+	env, err := childEnv(c.Env, c.Dir)
+	if err != nil {
+		return 0, err
+	}
+	files := [3]*os.File{c.Stdin, c.Stdout, c.Stderr}
+	for i := range files {
+		if files[i] != nil {
+			continue
+		}
+		flag := os.O_WRONLY
+		if i == 0 {
+			flag = os.O_RDONLY
+		}
+		null, err := os.OpenFile(os.DevNull, flag, 0)
+		if err != nil {
+			return 0, err
+		}
+		defer null.Close()
+		files[i] = null
+	}
+	// Fd puts a descriptor the runtime polls (a pipe's) back in blocking
+	// mode, as the child expects it and as os.StartProcess does.
+	fds := []uintptr{files[0].Fd(), files[1].Fd(), files[2].Fd()}
+	pid, err := syscall.ForkExec(path, c.Args, &syscall.ProcAttr{Dir: c.Dir, Env: env, Files: fds, Sys: attr})
+	runtime.KeepAlive(files) // no finalizer may close them before the child has them
+	if err != nil {
+		return 0, &os.PathError{Op: "fork/exec", Path: path, Err: err}
+	}
+	return pid, nil
+}
+
+// childEnv is the environment os/exec would give a child whose Env is env
+// and whose Dir is dir: ours, with PWD set to dir, when env is nil; each
+// variable with its last value; an error for a variable holding a NUL.
+func childEnv(env []string, dir string) ([]string, error) {
+	if env == nil {
+		env = os.Environ()
+		if dir != "" {
+			pwd, err := filepath.Abs(dir)
+			if err != nil {
+				return nil, err
+			}
+			env = append(env, "PWD="+pwd)
+		}
+	}
+	out := make([]string, 0, len(env))
+	seen := make(map[string]bool, len(env))
+	for i := len(env) - 1; i >= 0; i-- {
+		kv := env[i]
+		if strings.IndexByte(kv, 0) >= 0 {
+			return nil, errEnvNUL
+		}
+		eq := strings.IndexByte(kv, '=')
+		if eq == 0 { // a name that starts with "=": the first "=" after it ends it
+			eq = strings.IndexByte(kv[1:], '=') + 1
+		}
+		if eq < 0 {
+			if kv != "" {
+				out = append(out, kv) // not name=value: passed on as it is
+			}
+			continue
+		}
+		if seen[kv[:eq]] {
+			continue
+		}
+		seen[kv[:eq]] = true
+		out = append(out, kv)
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// errEnvNUL is os/exec's error for a variable that holds a NUL, which
+// would cut it short in the child.
+var errEnvNUL = errors.New("exec: environment variable contains NUL")
+
 type execProcess struct {
-	cmd       *exec.Cmd
-	pgid      int
+	pid       int // also the id of its process group, which it leads
 	tty       int // the terminal lent to the attempt, or -1
 	signal    syscall.Signal
 	killAfter time.Duration
@@ -94,7 +167,7 @@ type execProcess struct {
 // pidOf returns the process id of p when it is a real process.
 func pidOf(p Process) (int, bool) {
 	if ep, ok := p.(*execProcess); ok {
-		return ep.cmd.Process.Pid, true
+		return ep.pid, true
 	}
 	return 0, false
 }
@@ -108,7 +181,7 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 	}
 	p.signalled = true
 	p.killed = p.killed || sig == syscall.SIGKILL
-	err := syscall.Kill(-p.pgid, sig)
+	err := syscall.Kill(-p.pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil // already gone
 	}
@@ -120,9 +193,13 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 // succeeded, and otherwise stops it: the stop signal, then SIGKILL after
 // the grace period. The decision and every Signal are made under one
 // lock, so a signal sent to the group always means that it is stopped.
+//
+// The child is waited for by its pid. No one else takes its status: the
+// orphan reaper (reapOrphans) passes over the pids of a run's processes
+// and over every process group leader in our session, which the child is
+// from before it runs the program, so even before the run knows its pid.
 func (p *execProcess) Wait(cancelled func() bool) Ended {
-	_ = p.cmd.Wait() // the status is in ProcessState
-	e := Ended{Exit: exitOf(p.cmd.ProcessState)}
+	e := Ended{Exit: exitOf(waitPid(p.pid))}
 	if p.tty >= 0 {
 		reclaimTerminal(p.tty)
 	}
@@ -137,12 +214,32 @@ func (p *execProcess) Wait(cancelled func() bool) Ended {
 	return e
 }
 
-func exitOf(ps *os.ProcessState) exitcodes.Exit {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if ok && ws.Signaled() {
+// waitPid waits for our child pid to end and returns its status. It
+// retries when a signal interrupts the wait; ok is false when the status
+// cannot be had (ECHILD: something else took it).
+func waitPid(pid int) (ws syscall.WaitStatus, ok bool) {
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err == nil {
+			return ws, true
+		}
+		if err != syscall.EINTR {
+			return ws, false
+		}
+	}
+}
+
+// exitOf is how a process whose wait status is ws ended: its exit code,
+// or the signal that ended it. A status that could not be had reads as
+// os.ProcessState reads it, code -1.
+func exitOf(ws syscall.WaitStatus, ok bool) exitcodes.Exit {
+	switch {
+	case !ok:
+		return exitcodes.Exit{Code: -1}
+	case ws.Signaled():
 		return exitcodes.Signaled(ws.Signal())
 	}
-	return exitcodes.Exit{Code: ps.ExitCode()}
+	return exitcodes.Exit{Code: ws.ExitStatus()}
 }
 
 // clearGroup makes sure no member of the attempt's process group outlives
@@ -155,12 +252,12 @@ func (p *execProcess) clearGroup(killed bool) int {
 	if !p.groupAlive() {
 		return 0
 	}
-	running := groupSize(p.pgid)
+	running := groupSize(p.pid)
 	sig := p.signal
 	if sig == 0 || killed {
 		sig = syscall.SIGKILL
 	}
-	_ = syscall.Kill(-p.pgid, sig)
+	_ = syscall.Kill(-p.pid, sig)
 	grace := time.NewTimer(p.killAfter)
 	defer grace.Stop()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -172,7 +269,7 @@ func (p *execProcess) clearGroup(killed bool) int {
 		select {
 		case <-tick.C:
 		case <-grace.C:
-			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 			stop := time.NewTimer(time.Second)
 			defer stop.Stop()
 			giveUp = stop.C
@@ -188,12 +285,12 @@ func (p *execProcess) clearGroup(killed bool) int {
 func (p *execProcess) groupAlive() bool {
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-p.pgid, &ws, syscall.WNOHANG, nil)
+		pid, err := syscall.Wait4(-p.pid, &ws, syscall.WNOHANG, nil)
 		if err != nil || pid <= 0 {
 			break
 		}
 	}
-	return syscall.Kill(-p.pgid, 0) == nil
+	return syscall.Kill(-p.pid, 0) == nil
 }
 
 // DefaultPath is searched for a program when the environment has no PATH
