@@ -4,12 +4,21 @@ package runner
 
 import (
 	"context"
+	"io"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"retry/exitcodes"
 )
@@ -63,4 +72,190 @@ func TestExecFailureReadsAsOsExecs(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind)
 	assert.EqualError(t, se.Err, "fork/exec "+script+": no such file or directory")
+}
+
+// fdFlags runs a shell that prints the open flags of its descriptor fd
+// (from /proc/self/fdinfo) when started with nil streams but stdout.
+func fdFlags(t *testing.T, fd string) string {
+	t.Helper()
+	exit, out := runOnce(t, Command{Args: []string{"sh", "-c", `readlink /proc/self/fd/` + fd + ` && grep ^flags: /proc/self/fdinfo/` + fd},
+		Env: []string{"PATH=" + os.Getenv("PATH")}})
+	require.Equal(t, 0, exit.Code)
+	lines := strings.Fields(out)
+	require.Len(t, lines, 3, out)
+	assert.Equal(t, os.DevNull, lines[0])
+	return lines[2]
+}
+
+func TestExecOpensDevNullForANilStreamReadOnlyForStdinWriteOnlyForOutput(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fdinfo"); err != nil {
+		t.Skip("no /proc/self/fdinfo")
+	}
+	t.Parallel()
+	// The access mode is the flags' last octal digit: 0 read-only, 1
+	// write-only, as os/exec opens it.
+	assert.True(t, strings.HasSuffix(fdFlags(t, "0"), "0"), "stdin read-only")
+	assert.True(t, strings.HasSuffix(fdFlags(t, "2"), "1"), "stderr write-only")
+}
+
+func TestExecHandsAPipeOverInBlockingMode(t *testing.T) {
+	t.Parallel()
+	r, w, err := os.Pipe() // the runtime polls them, in non-blocking mode
+	require.NoError(t, err)
+	defer r.Close()
+	// More than a pipe holds: in non-blocking mode, the write would fail
+	// once the pipe is full.
+	const size = 1 << 20
+	p, err := Exec{}.Start(context.Background(), Command{Args: []string{"head", "-c", strconv.Itoa(size), "/dev/zero"},
+		Env: []string{"PATH=" + os.Getenv("PATH")}, Stdout: w})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	ended := make(chan exitcodes.Exit, 1)
+	go func() { ended <- p.Wait(func() bool { return false }).Exit }()
+	data, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Len(t, data, size)
+	assert.Equal(t, exitcodes.Exit{Code: 0}, <-ended)
+}
+
+// startsAsOsExec starts c with Exec and the same program with os/exec
+// (as Exec started it before it used syscall.ForkExec) and checks that
+// both fail alike.
+func startsAsOsExec(t *testing.T, c Command, want exitcodes.Start) {
+	t.Helper()
+	path, err := lookPath(c.Args[0], c.Env)
+	require.NoError(t, err)
+	cmd := &exec.Cmd{Path: path, Args: c.Args, Env: c.Env, Dir: c.Dir, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	osExecErr := cmd.Start()
+	require.Error(t, osExecErr)
+
+	_, err = Exec{}.Start(context.Background(), c)
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, want, se.Kind)
+	assert.EqualError(t, se.Err, osExecErr.Error())
+}
+
+func TestExecFailsAsOsExecDid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
+		return p
+	}
+	notExecutable := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o755))
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	t.Run("a working directory that is missing", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{"true"}, Env: env, Dir: filepath.Join(dir, "gone")}, exitcodes.ProgramNotExecutable)
+	})
+	t.Run("a working directory that is a file", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{"true"}, Env: env, Dir: notExecutable}, exitcodes.StartFailed)
+	})
+	t.Run("a missing interpreter", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{script("missing", "#!/nonexistent/sh\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+	})
+	t.Run("an interpreter that is a directory", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{script("dir", "#!"+dir+"\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+	})
+	t.Run("an interpreter that is not executable", func(t *testing.T) {
+		plain := filepath.Join(dir, "noexec")
+		require.NoError(t, os.WriteFile(plain, nil, 0o644))
+		startsAsOsExec(t, Command{Args: []string{script("noexec-interp", "#!"+plain+"\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+	})
+	t.Run("a file that is no program", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{script("garbage", "\x7fELF but not really")}, Env: env}, exitcodes.ProgramNotExecutable)
+	})
+	t.Run("a variable holding a NUL", func(t *testing.T) {
+		startsAsOsExec(t, Command{Args: []string{"true"}, Env: append(env, "BAD=a\x00b")}, exitcodes.StartFailed)
+	})
+}
+
+func TestAProgramThatCannotRunEndsWithTheShellsCode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644))
+	noInterpreter := filepath.Join(dir, "script")
+	require.NoError(t, os.WriteFile(noInterpreter, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	for _, args := range [][]string{{plain}, {noInterpreter}, {"true-" + strconv.Itoa(os.Getpid()) + "-missing"}} {
+		exit, err := RunOnce(context.Background(), Config{Env: []string{"PATH=" + os.Getenv("PATH")}}, args)
+		require.Error(t, err)
+		want := 126
+		if !strings.Contains(args[0], "/") {
+			want = 127
+		}
+		assert.Equal(t, want, exit.Code, args[0])
+	}
+}
+
+// Not parallel: the sweep would reap other tests' exited children.
+func TestAnAttemptThatExitedIsLeftForItsOwnWaitByTheOrphanReaper(t *testing.T) {
+	p, err := Exec{}.Start(context.Background(), Command{Args: []string{"sh", "-c", "exit 7"}, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	require.NoError(t, err)
+	pid, ok := pidOf(p)
+	require.True(t, ok)
+	require.Eventually(t, func() bool {
+		st, ok := statOf(pid)
+		return ok && st.state == 'Z'
+	}, 10*time.Second, time.Millisecond, "the attempt exits")
+	// A sweep before the run knows the pid: the zombie leads its group.
+	reapZombies(func(int) bool { return false })
+	st, ok := statOf(pid)
+	require.True(t, ok, "still there for its Wait")
+	assert.Equal(t, byte('Z'), st.state)
+	assert.Equal(t, exitcodes.Exit{Code: 7}, p.Wait(func() bool { return false }).Exit)
+}
+
+// Not parallel: the reaper would reap other tests' exited children.
+func TestAttemptsWaitedForWhileTheOrphanReaperRunsKeepTheirStatus(t *testing.T) {
+	ours := newPidSet()
+	stop := startReaping(ours.has)
+	defer stop()
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for i := range 20 {
+		p, err := Exec{}.Start(context.Background(), Command{Args: []string{"sh", "-c", "exit " + strconv.Itoa(i+1)}, Env: env})
+		require.NoError(t, err)
+		if i%2 == 0 { // half of them known to the run, as execute does once Start returns
+			pid, _ := pidOf(p)
+			ours.add(pid)
+		}
+		assert.Equal(t, exitcodes.Exit{Code: i + 1}, p.Wait(func() bool { return false }).Exit)
+	}
+}
+
+// Go installs its signal handlers with SA_RESTART, so a wait4 a signal
+// interrupts is mostly restarted by the kernel; Wait must end with the
+// status however often signals arrive at the thread waiting.
+func TestWaitKeepsTheStatusThroughSignalsToTheWaitingThread(t *testing.T) {
+	t.Parallel()
+	sigs := make(chan os.Signal, 100)
+	signal.Notify(sigs, syscall.SIGWINCH)
+	defer signal.Stop(sigs)
+	p, err := Exec{}.Start(context.Background(), Command{Args: []string{"sh", "-c", "sleep 0.3; exit 5"}, Env: []string{"PATH=" + os.Getenv("PATH")}})
+	require.NoError(t, err)
+	tid := make(chan int, 1)
+	ended := make(chan exitcodes.Exit, 1)
+	go func() {
+		runtime.LockOSThread() // Wait's wait4 runs on this thread
+		defer runtime.UnlockOSThread()
+		tid <- syscall.Gettid()
+		ended <- p.Wait(func() bool { return false }).Exit
+	}()
+	waiter := <-tid
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	sent := 0
+	for {
+		select {
+		case exit := <-ended:
+			assert.Equal(t, exitcodes.Exit{Code: 5}, exit)
+			assert.Positive(t, sent)
+			return
+		case <-tick.C:
+			require.NoError(t, unix.Tgkill(os.Getpid(), waiter, unix.SIGWINCH))
+			sent++
+		}
+	}
 }
