@@ -39,7 +39,7 @@ const reaperDelay = 50 * time.Millisecond
 // and not the leader of a process group in our session. The processes we
 // start (attempts, hooks, fallbacks) lead their own process group in our
 // session, and a group leader cannot call setsid, so they are never taken
-// from os/exec's Wait, even before ours knows them. Without it, an orphan
+// from their own Wait, even before ours knows them. Without it, an orphan
 // that exited would stay a zombie until its attempt ended, or, if it had
 // left the attempt's group, until retry exited. It does nothing unless we
 // are a subreaper.
