@@ -281,6 +281,9 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				return err
 			}
 			steptrace.Mark("plan")
+			// Before the signals are caught: one caught now would be
+			// lost with this process.
+			handOffEarly(deps, &o, plan)
 			ctx, relay := listen()
 			*code = run(ctx, deps, relay, &o, plan)
 			return nil
@@ -320,7 +323,6 @@ was stopped by signal n. See docs/exit-codes.md.`,
 
 // run runs the plan and returns the exit code.
 func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan Plan) int {
-	handOffEarly(deps, o, plan)
 	warn := func(format string, args ...any) { printWarning(deps.Stderr, format, args...) }
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		warn("cannot adopt orphaned grandchildren: %v", err)

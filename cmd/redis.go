@@ -34,8 +34,8 @@ func handOffEarly(deps Deps, o *Options, plan Plan) {
 
 // handOffToRedisBuild replaces this process with retry-redis from the
 // directory this program was started from, with the same arguments and
-// environment: nothing has been read, printed or started yet, and the
-// signals this process catches return to their defaults across exec.
+// environment: nothing has been read, printed or started yet, and no
+// signal is caught yet (one caught would be lost with this process).
 // It returns only when it cannot.
 func handOffToRedisBuild() error {
 	self, err := os.Executable()
