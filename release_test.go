@@ -31,6 +31,7 @@ type releaseConfig struct {
 	} `yaml:"before"`
 	Builds []struct {
 		ID      string   `yaml:"id"`
+		Main    string   `yaml:"main"`
 		Binary  string   `yaml:"binary"`
 		Env     []string `yaml:"env"`
 		GOOS    []string `yaml:"goos"`
@@ -39,10 +40,12 @@ type releaseConfig struct {
 		Ldflags []string `yaml:"ldflags"`
 	} `yaml:"builds"`
 	Archives []struct {
+		IDs     []string      `yaml:"ids"`
 		Formats []string      `yaml:"formats"`
 		Files   []archiveFile `yaml:"files"`
 	} `yaml:"archives"`
 	NFPMs []struct {
+		IDs         []string `yaml:"ids"`
 		PackageName string   `yaml:"package_name"`
 		Formats     []string `yaml:"formats"`
 		Bindir      string   `yaml:"bindir"`
@@ -89,22 +92,52 @@ func loadReleaseConfig(t *testing.T) releaseConfig {
 	require.NoError(t, err)
 	var c releaseConfig
 	require.NoError(t, yaml.Unmarshal(b, &c))
-	require.Len(t, c.Builds, 1, "one build, shared by the archives and packages")
+	require.Len(t, c.Builds, 2, "retry, and retry-redis to which it hands Redis state")
 	return c
+}
+
+func TestReleaseShipsRetryRedisBesideRetryEverywhere(t *testing.T) {
+	t.Parallel()
+	c := loadReleaseConfig(t)
+	var ids []string
+	for _, b := range c.Builds {
+		ids = append(ids, b.ID)
+		if b.ID == "retry-redis" {
+			assert.Equal(t, "./cmd/retry-redis", b.Main)
+			assert.Equal(t, "retry-redis", b.Binary, "retry looks for it by this name (cmd.RedisBuild)")
+		}
+	}
+	require.ElementsMatch(t, []string{"retry", "retry-redis"}, ids)
+	for _, a := range c.Archives {
+		assert.ElementsMatch(t, ids, a.IDs, "an archive holds both, side by side")
+	}
+	for _, p := range c.NFPMs {
+		assert.ElementsMatch(t, ids, p.IDs, "a package installs both in its bindir")
+	}
 }
 
 func TestReleaseBuildsStaticBinariesForPOSIXPlatforms(t *testing.T) {
 	t.Parallel()
-	b := loadReleaseConfig(t).Builds[0]
-	assert.ElementsMatch(t, []string{"linux", "darwin", "freebsd"}, b.GOOS, "windows lacks process groups, POSIX signals and ptys; see docs/install.md")
-	assert.ElementsMatch(t, []string{"amd64", "arm64"}, b.GOARCH)
-	assert.Contains(t, b.Env, "CGO_ENABLED=0")
-	assert.Contains(t, b.Flags, "-trimpath")
+	for _, b := range loadReleaseConfig(t).Builds {
+		assert.ElementsMatch(t, []string{"linux", "darwin", "freebsd"}, b.GOOS, "%s: windows lacks process groups, POSIX signals and ptys; see docs/install.md", b.ID)
+		assert.ElementsMatch(t, []string{"amd64", "arm64"}, b.GOARCH, b.ID)
+		assert.Contains(t, b.Env, "CGO_ENABLED=0", b.ID)
+		assert.Contains(t, b.Flags, "-trimpath", b.ID)
+	}
 }
 
 func TestReleaseLdflagsSetDeclaredStringVariables(t *testing.T) {
 	t.Parallel()
-	b := loadReleaseConfig(t).Builds[0]
+	for _, b := range loadReleaseConfig(t).Builds {
+		t.Run(b.ID, func(t *testing.T) { checkLdflags(t, b.Ldflags) })
+	}
+}
+
+// checkLdflags checks one build's ldflags: stripped, and every -X names a
+// declared string variable, version, commit and date among them.
+func checkLdflags(t *testing.T, ldflags []string) {
+	t.Helper()
+	b := struct{ Ldflags []string }{ldflags}
 	var words []string
 	for _, l := range b.Ldflags {
 		words = append(words, strings.Fields(l)...)

@@ -31,6 +31,7 @@ package main
 // a `cmp stdout|stderr|file inline-file` in it fails.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -50,16 +51,33 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"retry/breaker"
+	"retry/breaker/redisclient"
+	"retry/cmd"
 	"retry/internal/testbin"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the expected output inline in testdata/script/*.txtar")
 
 // TestMain either is retry (a script's `exec retry` re-executes this
-// binary under that name, and main runs) or runs the tests, after building
-// the binary the Go end-to-end tests start.
+// binary under that name) or runs the tests, after building the binaries
+// the Go end-to-end tests start. A script's retry is the build with the
+// Redis client, as retry-redis is (cmd/retry-redis): it runs redis://
+// state itself, where the default build would hand the run to a
+// retry-redis beside this test binary, which has none. The hand-off
+// itself is tested with the real binaries (e2e_redisbuild_test.go).
 func TestMain(m *testing.M) {
-	testscript.Main(builtRetry{m}, map[string]func(){"retry": main})
+	testscript.Main(builtRetry{m}, map[string]func(){"retry": retryWithRedis})
+}
+
+// retryWithRedis is cmd/retry-redis's main.
+func retryWithRedis() {
+	deps := cmd.SystemDeps()
+	deps.Redis = func(url string, timeout time.Duration) (breaker.RedisClient, error) {
+		return redisclient.Dial(url, timeout)
+	}
+	deps.HandOff = nil
+	os.Exit(cmd.Main(context.Background(), os.Args[1:], deps))
 }
 
 // builtRetry runs the tests with retryBin built.

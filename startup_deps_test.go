@@ -3,8 +3,9 @@ package main
 // Every start of retry runs the initialisation of every package linked in,
 // and pays for their size (page faults, the runtime's tables): a heavy
 // package imported for one rare feature slows every `retry -- true`. The
-// Redis client (with net and crypto/tls) is the one accepted today, and
-// docs/benchmarks.md says what it costs.
+// Redis client (with crypto/tls and the network) is linked only into
+// retry-redis, to which retry hands the runs that keep their state in
+// Redis; docs/benchmarks.md says what that saves.
 
 import (
 	"os/exec"
@@ -27,14 +28,13 @@ var heavyPackages = map[string][]string{
 	// cobra imports it for custom help templates, which retry does not
 	// set (TestBinaryLetsTheLinkerDropUnusedMethods keeps it that way).
 	"text/template": {"github.com/spf13/cobra"},
-	// Only the Redis state store speaks to the network.
-	"crypto/tls":  redisClients,
-	"crypto/x509": redisClients,
+	// Only retry-redis speaks to the network (cmd/retry-redis).
+	"crypto/tls":                nil,
+	"crypto/x509":               nil,
+	"crypto/rand":               nil,
+	"github.com/redis/go-redis": nil,
+	"retry/breaker/redisclient": nil,
 }
-
-// redisClients are the Redis client packages: go-redis now, redigo if
-// the store moves to it (see docs/benchmarks.md).
-var redisClients = []string{"github.com/redis/go-redis/", "github.com/gomodule/redigo/"}
 
 func TestHeavyPackagesStayOffTheStartPath(t *testing.T) {
 	t.Parallel()
@@ -80,4 +80,14 @@ func importPath(imports map[string][]string, root, heavy string, through []strin
 		}
 	}
 	return nil
+}
+
+func TestRetryRedisLinksTheRedisClient(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", "./cmd/retry-redis").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	assert.Contains(t, deps, "retry/breaker/redisclient")
+	assert.Contains(t, deps, "github.com/redis/go-redis/v9")
+	assert.Contains(t, deps, "retry/cmd", "it is retry, with the client")
 }

@@ -5,11 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // redisStore keeps each record as a string key with a TTL:
@@ -23,11 +19,9 @@ import (
 // swap); the caller computes the new record with the pure state machine and
 // tries again on a conflict, within the timeout.
 type redisStore struct {
-	client  *redis.Client
+	client  RedisClient
 	where   string
 	timeout time.Duration
-	cas     *redis.Script
-	claim   *redis.Script
 }
 
 // keyPrefix starts every key this package writes.
@@ -51,43 +45,47 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return -1 end
 return redis.call('PTTL', KEYS[1])
 `
 
-// quietRedis silences go-redis's logger, once per process. go-redis logs
-// dial failures to stderr through a process-wide logger with no per-client
-// option, and this package never prints: it returns errors and the caller
-// decides what to show. This is the package's one piece of package-level
-// state, and it exists only to switch another package's output off.
-var quietRedis sync.Once
+// RedisClient is what the Redis store needs of a client library: the
+// package breaker/redisclient is one, on go-redis. The store is written
+// against this rather than the library so that the library, with net and
+// crypto/tls, is linked only into the build that speaks Redis
+// (cmd/retry-redis), not into every start of retry.
+type RedisClient interface {
+	// Get returns the value of key; ok is false when there is none.
+	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
+	// Eval runs a Lua script (by its digest, loading it when the server
+	// does not know it) and returns its reply: int64, string, []any or nil.
+	Eval(ctx context.Context, script string, keys []string, args ...any) (any, error)
+	// Scan returns one batch of the keys matching pattern after cursor,
+	// and the cursor to go on from (0 at the end).
+	Scan(ctx context.Context, cursor uint64, pattern string, count int64) (keys []string, next uint64, err error)
+	// MGet returns the values of keys, each a string or nil.
+	MGet(ctx context.Context, keys ...string) ([]any, error)
+	// Close closes the connections.
+	Close() error
+}
 
-// silentLogger drops go-redis's log lines.
-type silentLogger struct{}
+// RedisDialer makes a client of the server named by a redis:// or
+// rediss:// URL, connecting lazily, with timeout set on every dial, read
+// and write and no retries of its own. Its errors must not contain the
+// URL's password.
+type RedisDialer func(url string, timeout time.Duration) (RedisClient, error)
 
-func (silentLogger) Printf(context.Context, string, ...any) {}
+// ErrNoRedisClient is returned by OpenStore for redis:// state when its
+// Options name no RedisDialer: this build of retry does not speak Redis.
+var ErrNoRedisClient = errors.New("this build of retry has no Redis client")
 
-// openRedis connects lazily to the Redis server named by spec. Every
-// timeout go-redis knows is set to timeout, and go-redis does not retry,
-// so that an unreachable or silent server costs one timeout per operation.
-func openRedis(spec string, timeout time.Duration) (*redisStore, error) {
-	quietRedis.Do(func() { redis.SetLogger(silentLogger{}) })
-	opts, err := redis.ParseURL(spec)
+// openRedis opens the Redis store named by spec with a client from dial
+// (redisStore above has the key layout).
+func openRedis(spec string, timeout time.Duration, dial RedisDialer) (*redisStore, error) {
+	if dial == nil {
+		return nil, fmt.Errorf("state store %s: %w", redact(spec), ErrNoRedisClient)
+	}
+	client, err := dial(spec, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("state store %s: %w", redact(spec), err)
 	}
-	opts.DialTimeout = timeout
-	opts.ReadTimeout = timeout
-	opts.WriteTimeout = timeout
-	opts.PoolTimeout = timeout
-	opts.ContextTimeoutEnabled = true
-	opts.MaxRetries = -1
-	opts.DialerRetries = 1
-	opts.DisableIdentity = true
-	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	return &redisStore{
-		client:  redis.NewClient(opts),
-		where:   redact(spec),
-		timeout: timeout,
-		cas:     redis.NewScript(casScript),
-		claim:   redis.NewScript(claimScript),
-	}, nil
+	return &redisStore{client: client, where: redact(spec), timeout: timeout}, nil
 }
 
 func recordKey(kind Kind, id string) string { return keyPrefix + string(kind) + ":" + id }
@@ -105,14 +103,13 @@ func (s *redisStore) fail(op string, err error) error {
 func (s *redisStore) Get(ctx context.Context, kind Kind, id string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	data, err := s.client.Get(ctx, recordKey(kind, id)).Bytes()
+	data, ok, err := s.client.Get(ctx, recordKey(kind, id))
 	switch {
-	case errors.Is(err, redis.Nil):
-		return nil, nil
 	case err != nil:
 		return nil, s.fail("get", err)
-	}
-	if data == nil {
+	case !ok:
+		return nil, nil
+	case data == nil:
 		data = []byte{}
 	}
 	return data, nil
@@ -125,12 +122,12 @@ func (s *redisStore) Update(ctx context.Context, kind Kind, id string, ttl time.
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	key := recordKey(kind, id)
-	old, err := s.client.Get(ctx, key).Bytes()
+	old, ok, err := s.client.Get(ctx, key)
 	switch {
-	case errors.Is(err, redis.Nil):
-		old = nil
 	case err != nil:
 		return s.fail("get", err)
+	case !ok:
+		old = nil
 	case old == nil:
 		old = []byte{}
 	}
@@ -143,10 +140,11 @@ func (s *redisStore) Update(ctx context.Context, kind Kind, id string, ttl time.
 		if old != nil && string(data) == string(old) {
 			return nil
 		}
-		res, err := s.cas.Run(ctx, s.client, []string{key}, old, data, ms).Slice()
+		reply, err := s.client.Eval(ctx, casScript, []string{key}, old, data, ms)
 		if err != nil {
 			return s.fail("update", err)
 		}
+		res, _ := reply.([]any)
 		if len(res) > 0 && res[0] == int64(1) {
 			return nil
 		}
@@ -167,9 +165,13 @@ func (s *redisStore) Update(ctx context.Context, kind Kind, id string, ttl time.
 func (s *redisStore) Claim(ctx context.Context, id string, gen uint64, _ time.Time, ttl time.Duration) (bool, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	left, err := s.claim.Run(ctx, s.client, []string{claimKey(id, gen)}, max(ttl.Milliseconds(), 1)).Int64()
+	reply, err := s.client.Eval(ctx, claimScript, []string{claimKey(id, gen)}, max(ttl.Milliseconds(), 1))
 	if err != nil {
 		return false, 0, s.fail("claim", err)
+	}
+	left, ok := reply.(int64)
+	if !ok {
+		return false, 0, s.fail("claim", fmt.Errorf("unexpected reply %v", reply))
 	}
 	if left == -1 {
 		return true, 0, nil
@@ -185,12 +187,12 @@ func (s *redisStore) List(ctx context.Context, kind Kind) ([]Item, error) {
 	var items []Item
 	var cursor uint64
 	for {
-		keys, next, err := s.client.Scan(ctx, cursor, prefix+"*", 500).Result()
+		keys, next, err := s.client.Scan(ctx, cursor, prefix+"*", 500)
 		if err != nil {
 			return nil, s.fail("scan", err)
 		}
 		if len(keys) > 0 {
-			vals, err := s.client.MGet(ctx, keys...).Result()
+			vals, err := s.client.MGet(ctx, keys...)
 			if err != nil {
 				return nil, s.fail("mget", err)
 			}

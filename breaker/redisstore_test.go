@@ -16,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/breaker/redisclient"
 )
 
 // requireRedisEnv makes a missing redis-server a failure instead of a skip.
@@ -118,7 +120,7 @@ func openTestRedis(t *testing.T, srv *redisServer, timeout time.Duration) Store 
 	if timeout == 0 {
 		timeout = testTimeout
 	}
-	s, err := OpenStore("redis://"+srv.addr+"/0", Options{Timeout: timeout})
+	s, err := OpenStore("redis://"+srv.addr+"/0", Options{Timeout: timeout, Redis: dialRedis})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
@@ -332,7 +334,7 @@ func TestSilentRedisFailsWithinTheTimeout(t *testing.T) {
 		conns.Wait()
 	})
 
-	s, err := OpenStore("redis://"+l.Addr().String()+"/0", Options{})
+	s, err := OpenStore("redis://"+l.Addr().String()+"/0", Options{Redis: dialRedis})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	b, err := New(s, fixedCooldown(), nil, nil)
@@ -349,7 +351,7 @@ func TestUnreachableRedisFailsFastAndKeepsThePasswordSecret(t *testing.T) {
 	t.Parallel()
 	port, err := freePort() // nobody listens there now
 	require.NoError(t, err)
-	s, err := OpenStore(fmt.Sprintf("redis://:hunter2@127.0.0.1:%d/0", port), Options{})
+	s, err := OpenStore(fmt.Sprintf("redis://:hunter2@127.0.0.1:%d/0", port), Options{Redis: dialRedis})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	b, err := New(s, fixedCooldown(), nil, nil)
@@ -364,7 +366,20 @@ func TestUnreachableRedisFailsFastAndKeepsThePasswordSecret(t *testing.T) {
 
 func TestOpenStoreRejectsABadRedisURL(t *testing.T) {
 	t.Parallel()
-	_, err := OpenStore("redis://:pw@127.0.0.1:6379/notadb", Options{})
+	_, err := OpenStore("redis://:pw@127.0.0.1:6379/notadb", Options{Redis: dialRedis})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), ":pw@")
+}
+
+func TestRedisStateWithoutAClientSaysThisBuildHasNone(t *testing.T) {
+	t.Parallel()
+	_, err := OpenStore("redis://:pw@127.0.0.1:6379/0", Options{})
+	require.ErrorIs(t, err, ErrNoRedisClient)
+	assert.NotContains(t, err.Error(), ":pw@")
+	assert.Contains(t, err.Error(), "127.0.0.1:6379", "the message names the store")
+}
+
+// dialRedis is the client the retry-redis build uses.
+func dialRedis(url string, timeout time.Duration) (RedisClient, error) {
+	return redisclient.Dial(url, timeout)
 }

@@ -68,6 +68,9 @@ type Options struct {
 	// is empty; nil Getenv reads no variables.
 	Getenv  func(string) string
 	HomeDir func() (string, error)
+	// Redis makes the client for redis:// and rediss:// state; nil means
+	// this build speaks no Redis, and OpenStore returns ErrNoRedisClient.
+	Redis RedisDialer
 }
 
 // DefaultTimeout bounds each Redis operation unless Options say otherwise:
@@ -98,11 +101,17 @@ func OpenStore(spec string, opts Options) (Store, error) {
 	if scheme, _, ok := strings.Cut(spec, "://"); ok && !strings.ContainsAny(scheme, `/\`) {
 		switch scheme {
 		case "redis", "rediss":
-			return openRedis(spec, cmp.Or(max(opts.Timeout, 0), DefaultTimeout))
+			return openRedis(spec, cmp.Or(max(opts.Timeout, 0), DefaultTimeout), opts.Redis)
 		}
 		return nil, fmt.Errorf("state store %q: unknown scheme %q; want a directory or redis://HOST:PORT/DB", redact(spec), scheme)
 	}
 	return openFiles(spec, cmp.Or(max(opts.Timeout, 0), DefaultFileTimeout))
+}
+
+// IsRedis reports whether spec names Redis state: redis:// or rediss://.
+func IsRedis(spec string) bool {
+	scheme, _, ok := strings.Cut(spec, "://")
+	return ok && (scheme == "redis" || scheme == "rediss")
 }
 
 // DefaultSpec returns the default state directory: $XDG_STATE_HOME/retry

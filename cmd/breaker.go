@@ -23,7 +23,7 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		store, err := openStore(b.State, b.StateTimeout, deps.Env)
+		store, err := openStore(b.State, b.StateTimeout, deps)
 		if err != nil {
 			return &UsageError{Flag: "--state", Value: b.State, Err: err}
 		}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -68,7 +69,7 @@ func defaultBreakerOptions() breakerOptions {
 // bindState registers --state and --state-timeout, shared by the root and
 // breaker commands.
 func (b *breakerOptions) bindState(fs *pflag.FlagSet) {
-	fs.StringVar(&b.State, "state", "", "where shared state lives: a directory, or redis://HOST:PORT/DB (default $RETRY_STATE, else $XDG_STATE_HOME/retry)")
+	fs.StringVar(&b.State, "state", "", "where shared state lives: a directory, or redis://HOST:PORT/DB, run by the retry-redis beside retry (default $RETRY_STATE, else $XDG_STATE_HOME/retry)")
 	fs.Var(positiveDurationValue{durationValue{&b.StateTimeout, "state-timeout"}}, "state-timeout", "longest wait for one state store operation (a Redis round trip, the directory's lock); past it the run goes on without the breaker, with a warning (default "+breaker.DefaultTimeout.String()+" for Redis, "+breaker.DefaultFileTimeout.String()+" for a directory)")
 }
 
@@ -128,14 +129,30 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 
 // openStore opens the state store named by --state, RETRY_STATE or the
 // default directory, each operation bounded by timeout (0: the store's
-// default).
-func openStore(spec string, timeout time.Duration, env []string) (breaker.Store, error) {
+// default). Redis state in a build without a Redis client is handed to
+// retry-redis when deps allow (the process is replaced), and is an error
+// saying what to install when they do not.
+func openStore(spec string, timeout time.Duration, deps Deps) (breaker.Store, error) {
+	spec = stateSpec(spec, deps.Env)
+	store, err := breaker.OpenStore(spec, breaker.Options{
+		Getenv:  func(k string) string { return lookupEnv(deps.Env, k) },
+		HomeDir: os.UserHomeDir,
+		Timeout: timeout,
+		Redis:   deps.Redis,
+	})
+	if errors.Is(err, breaker.ErrNoRedisClient) && deps.HandOff != nil {
+		if herr := deps.HandOff(); herr != nil {
+			err = fmt.Errorf("%w; %w", err, herr)
+		}
+	}
+	return store, err
+}
+
+// stateSpec is the state store a run names: --state, else RETRY_STATE,
+// else "" for the default directory.
+func stateSpec(spec string, env []string) string {
 	if spec == "" {
 		spec = lookupEnv(env, "RETRY_STATE")
 	}
-	return breaker.OpenStore(spec, breaker.Options{
-		Getenv:  func(k string) string { return lookupEnv(env, k) },
-		HomeDir: os.UserHomeDir,
-		Timeout: timeout,
-	})
+	return spec
 }

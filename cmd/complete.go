@@ -64,7 +64,9 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 // breakerKeys lists the keys in the default state store, quickly or not at
 // all.
 func breakerKeys(deps Deps) []string {
-	store, err := openStore("", 0, deps.Env)
+	quick := deps
+	quick.HandOff = nil // completion stays quick: no other program
+	store, err := openStore("", 0, quick)
 	if err != nil {
 		return nil
 	}

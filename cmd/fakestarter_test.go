@@ -145,6 +145,13 @@ func (r faked) lines() []string {
 // synctest bubble: see bubbleReady.
 func runFaked(t *testing.T, f *fakeStarter, env []string, args ...string) faked {
 	t.Helper()
+	return runFakedWith(t, f, env, nil, args...)
+}
+
+// runFakedWith is runFaked with adjust, when not nil, changing the Deps
+// before Main runs.
+func runFakedWith(t *testing.T, f *fakeStarter, env []string, adjust func(*Deps), args ...string) faked {
+	t.Helper()
 	dir := t.TempDir()
 	open := func(name string) *os.File {
 		file, err := os.Create(filepath.Join(dir, name))
@@ -160,6 +167,9 @@ func runFaked(t *testing.T, f *fakeStarter, env []string, args ...string) faked 
 		Env:     append([]string{"PATH=/nonexistent", "HOME=" + dir}, env...),
 		Starter: f,
 		Signals: []os.Signal{syscall.SIGUSR2},
+	}
+	if adjust != nil {
+		adjust(&deps)
 	}
 	code := Main(context.Background(), args, deps)
 	read := func(name string) string {

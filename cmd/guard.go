@@ -47,10 +47,10 @@ type guard struct {
 // newGuard opens the store when --breaker or --run-budget needs it; it
 // returns nil when neither does or the store cannot be opened. A run with
 // schedule p waits out an open circuit when --when-open says so.
-func newGuard(o *breakerOptions, p policy.Policy, env []string, warn func(string, ...any)) (*guard, error) {
+func newGuard(o *breakerOptions, p policy.Policy, deps Deps, warn func(string, ...any)) (*guard, error) {
 	runID := o.RunID
 	if runID == "" {
-		runID = breaker.RunID(func(k string) string { return lookupEnv(env, k) })
+		runID = breaker.RunID(func(k string) string { return lookupEnv(deps.Env, k) })
 	}
 	if o.RunBudget > 0 && runID == "" {
 		warn("--run-budget needs a run id: set RETRY_RUN_ID or --run-id (no CI job identity found); no run budget this run")
@@ -62,7 +62,7 @@ func newGuard(o *breakerOptions, p policy.Policy, env []string, warn func(string
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(o.State, o.StateTimeout, env)
+	store, err := openStore(o.State, o.StateTimeout, deps)
 	if err != nil {
 		warn("state store unavailable (%v); running without the breaker this run", err)
 		return nil, nil

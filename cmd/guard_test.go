@@ -28,7 +28,7 @@ func TestRetriesAllowedAtOnceTakeTheBudgetsTokensOneByOne(t *testing.T) {
 	p := policy.Default()
 	newRun := func() *guard {
 		t.Helper()
-		g, err := newGuard(&o, p, nil, func(f string, a ...any) { t.Errorf("warning: "+f, a...) })
+		g, err := newGuard(&o, p, Deps{}, func(f string, a ...any) { t.Errorf("warning: "+f, a...) })
 		require.NoError(t, err)
 		require.NotNil(t, g)
 		t.Cleanup(g.close)

@@ -52,13 +52,23 @@ type Deps struct {
 	// signal thread per signal; a signal that arrives in between is
 	// caught and ignored, as one after the first already is.
 	Exits bool
+	// Redis makes the clients of redis:// state. The default build has
+	// none, so that go-redis, net and crypto/tls are not loaded at every
+	// start (docs/benchmarks.md); retry-redis, the build that has one,
+	// sets it.
+	Redis breaker.RedisDialer
+	// HandOff replaces this process with retry-redis, started with the
+	// same arguments and environment, for a run that names Redis state in
+	// a build without a client. It returns only when it cannot, saying
+	// why; nil means no hand-off.
+	HandOff func() error
 }
 
 // SystemDeps returns the process's own streams and environment, and the
 // signals it was not started with ignored (a shell leaves those ignored),
 // for a process that exits when Main returns.
 func SystemDeps() Deps {
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true}
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOffToRedisBuild}
 }
 
 // Main runs retry with args (without the program name) and returns the
@@ -271,6 +281,9 @@ was stopped by signal n. See docs/exit-codes.md.`,
 				return err
 			}
 			steptrace.Mark("plan")
+			// Before the signals are caught: one caught now would be
+			// lost with this process.
+			handOffEarly(deps, &o, plan)
 			ctx, relay := listen()
 			*code = run(ctx, deps, relay, &o, plan)
 			return nil
@@ -318,7 +331,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	if outer := lookupEnv(deps.Env, runner.EnvAttempt); outer != "" && o.Nested == "warn" {
 		warn("running inside another retry (its attempt %s): attempts multiply; use --nested single to try once here", outer)
 	}
-	guard, err := newGuard(&o.Breaker, plan.Policy, deps.Env, warn)
+	guard, err := newGuard(&o.Breaker, plan.Policy, deps, warn)
 	if err != nil {
 		printError(deps.Stderr, err)
 		return exitcodes.Usage
@@ -380,7 +393,7 @@ func attempt(ctx context.Context, deps Deps, o *Options, plan Plan, guard *guard
 			cfg.Policy.Fast = 0 // a repeat failure is an outage, not a blip
 		}
 	}
-	learned := startLearning(ctx, &o.Breaker, deps.Env, guard.sharedStore(), plan.Learn, warn)
+	learned := startLearning(ctx, &o.Breaker, deps, guard.sharedStore(), plan.Learn, warn)
 	defer learned.close()
 	learned.apply(cfg)
 	steptrace.Mark("setup")

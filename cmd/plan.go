@@ -46,7 +46,7 @@ came from.`,
 				return err
 			}
 			if plan.Learn != nil {
-				plan.Learn.shown, plan.Timeout = planTimeout(c.Context(), &o, plan, deps.Env)
+				plan.Learn.shown, plan.Timeout = planTimeout(c.Context(), &o, plan, deps)
 			}
 			writePlan(c.OutOrStdout(), &o, plan, len(args) > 0)
 			if o.Verbose {

@@ -145,13 +145,13 @@ type learner struct {
 // startLearning reads the key's figures from shared, the store the
 // breaker already opened, or else from a store it opens itself; nil
 // without --timeout auto.
-func startLearning(ctx context.Context, b *breakerOptions, env []string, shared breaker.Store, plan *learnPlan, warn func(string, ...any)) *learner {
+func startLearning(ctx context.Context, b *breakerOptions, deps Deps, shared breaker.Store, plan *learnPlan, warn func(string, ...any)) *learner {
 	if plan == nil {
 		return nil
 	}
 	l := &learner{plan: plan, warn: warn, store: shared}
 	if shared == nil {
-		store, err := openStore(b.State, b.StateTimeout, env)
+		store, err := openStore(b.State, b.StateTimeout, deps)
 		if err != nil {
 			l.failed(err)
 			return l
@@ -292,8 +292,8 @@ func ruleText(r timing.Rule, l timing.Learned) string {
 
 // planTimeout is the per-attempt timeout line of `retry plan` with
 // --timeout auto, and the limit the schedule should count.
-func planTimeout(ctx context.Context, o *Options, plan Plan, env []string) (string, time.Duration) {
-	store, err := openStore(o.Breaker.State, o.Breaker.StateTimeout, env)
+func planTimeout(ctx context.Context, o *Options, plan Plan, deps Deps) (string, time.Duration) {
+	store, err := openStore(o.Breaker.State, o.Breaker.StateTimeout, deps)
 	var rec timing.Record
 	if err == nil {
 		defer store.Close()
@@ -365,7 +365,7 @@ func newTimingCommand(deps Deps) *cobra.Command {
 	var asJSON bool
 	rule := timing.DefaultRule()
 	with := func(f func(breaker.Store) error) error {
-		store, err := openStore(b.State, b.StateTimeout, deps.Env)
+		store, err := openStore(b.State, b.StateTimeout, deps)
 		if err != nil {
 			return &UsageError{Flag: "--state", Value: b.State, Err: err}
 		}

@@ -12,9 +12,10 @@ import (
 	"syscall"
 )
 
-// Main builds the retry binary into a new temporary directory, sets *bin
-// to its path, runs the tests with run (a testing.M's Run), removes the
-// directory and exits with the tests' code. Call it from TestMain.
+// Main builds the retry binary, and retry-redis beside it, into a new
+// temporary directory, sets *bin to retry's path, runs the tests with run
+// (a testing.M's Run), removes the directory and exits with the tests'
+// code. Call it from TestMain.
 func Main(bin *string, run func() int) {
 	os.Exit(Run(bin, run))
 }
@@ -30,10 +31,12 @@ func Run(bin *string, run func() int) int {
 	}
 	defer os.RemoveAll(dir)
 	*bin = filepath.Join(dir, "retry")
-	build := exec.Command("go", "build", "-o", *bin, "retry")
+	// retry-redis beside it, as an install has it: retry hands runs that
+	// keep their state in Redis to it.
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "retry", "retry/cmd/retry-redis")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build retry:", err)
+		fmt.Fprintln(os.Stderr, "build retry and retry-redis:", err)
 		return 1
 	}
 	return run()
