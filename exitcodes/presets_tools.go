@@ -125,6 +125,7 @@ func apkRules() []ruleDef {
 // brewRules are from Homebrew's "Error:" lines.
 func brewRules() []ruleDef {
 	return []ruleDef{
+		stopOn("", `curl: \((?:1|3|4|37|60|77|78)\) |not found built-in|unsupported protocol version|SSL certificate problem`, "the curl Homebrew runs cannot fetch this: a protocol or feature it lacks, a malformed URL, a missing file or an untrusted certificate"),
 		stopOn("", `No available formula|No formulae or casks found|No such keg|Unknown command|Invalid usage|No available cask|is not installed|returned error: `+httpStop+`\b|Repository not found|repository '.*' not found|Cannot install .* because|is unavailable: No available`, "no such formula or cask, or a usage error"),
 		retryOn("", `Failed to download resource|Download failed|curl: \((?:6|7|18|28|35|52|56)\)|returned error: `+httpRetry+`\b|Another active Homebrew (?:update )?process is already in progress|has already locked|Operation too slow`, "the download failed, or another brew holds the lock"),
 	}
@@ -172,7 +173,8 @@ func ansibleRules() []ruleDef {
 		stopOn("5", "", "bad or incomplete options"),
 		stopOn("99", "", "the user interrupted the run"),
 		retryOn("", `UNREACHABLE!|Failed to connect to the host via ssh|Connection timed out during banner exchange|HTTP Code: `+httpRetry+`\b|Unknown error when attempting to call Galaxy|Timeout \(\d+s\) waiting for privilege escalation prompt|Could not get lock /var/lib/dpkg`, "a host was unreachable, or Galaxy failed"),
-		stopOn("", `ERROR! .*(?:[Ss]yntax [Ee]rror|could not be found|conflicting action statements|is not a valid attribute|the role '.*' was not found|couldn't resolve module/action|Unexpected Exception|We were unable to read either as JSON nor YAML|Invalid|undefined variable|no action detected)|Syntax Error while loading YAML|HTTP Code: `+httpStop+`\b|Failed to find collection|Failed to resolve the requested dependencies|Vault password|no vault secrets|Decryption failed|Permission denied \(publickey`, "parser, role, module or vault error, or a Galaxy refusal"),
+		retryOn("", `Unexpected Exception, this is probably a bug: .*(?:timed out|[Tt]imeout|Connection (?:reset|refused|aborted)|Temporary failure in name resolution|Remote end closed connection|EOF occurred in violation of protocol|Network is unreachable|No route to host|HTTP Error (?:5[0-9][0-9]|429))`, "an unexpected exception whose message is a timeout or a failed connection"),
+		stopOn("", `(?:ERROR!|\[ERROR\]:) .*(?:[Ss]yntax [Ee]rror|could not be found|conflicting action statements|is not a valid attribute|the role '.*' was not found|couldn't resolve module/action|Unexpected Exception|We were unable to read either as JSON nor YAML|Invalid|undefined variable|no action detected)|Syntax Error while loading YAML|HTTP Code: `+httpStop+`\b|Failed to find collection|Failed to resolve the requested dependencies|Vault password|no vault secrets|Decryption failed|Permission denied \(publickey`, "parser, role, module or vault error, or a Galaxy refusal"),
 		retryOn("3", "", "hosts were unreachable"),
 		stopOn("4", "", "parser error"),
 	}
