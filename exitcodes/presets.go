@@ -427,6 +427,8 @@ func npmRules() []ruleDef {
 		stopOn("", `\bERESOLVE\b|unable to resolve dependency tree|\bETARGET\b|No matching version found|ERR_PNPM_NO_MATCHING_VERSION|ERR_PNPM_PEER_DEP_ISSUES`, "dependencies cannot be resolved"),
 		stopOn("", `\bEINTEGRITY\b|integrity checksum failed|ERR_PNPM_TARBALL_INTEGRITY|Integrity check failed`, "integrity mismatch: never retried blindly, it may be tampering"),
 		stopOn("", `frozen-lockfile|lockfile needs to be updated|ERR_PNPM_OUTDATED_LOCKFILE|can only install packages when your package\.json and package-lock\.json|lockfile would have been modified`, "the lockfile is out of date"),
+		stopOn("", `\b(?:EJSONPARSE|EUNSUPPORTEDPROTOCOL|ENOWORKSPACES|ENOVERSIONS|EOVERRIDE|ENOLOCK|EINVALIDPACKAGENAME|EINVALIDTAGNAME|EDUPLICATEWORKSPACE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_HAS_EXPIRED|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID)\b|ERR_PNPM_(?:BAD_PM_VERSION|OTHER_PM_EXPECTED|UNSUPPORTED_ENGINE|LOCKFILE_CONFIG_MISMATCH|NO_IMPORTER_MANIFEST_FOUND|WORKSPACE_PKG_NOT_FOUND|INVALID_WORKSPACE_CONFIGURATION|LOCKFILE_MISSING_DEPENDENCY|BROKEN_LOCKFILE)\b|ERROR\s+This project is configured to use`, "an invalid manifest, protocol or certificate, or the wrong package manager"),
+		stopOn("", `Couldn't find any versions for|The engine ".*" is incompatible with this module|Found incompatible module|Couldn't find a package\.json|: No candidates found|doesn't seem to be present in your lockfile|Couldn't find a script named|Usage Error: `, "yarn: no such version, script or manifest, an incompatible engine or a stale lockfile"),
 		stopOn("", `Missing script|ERR_PNPM_NO_SCRIPT|Command ".*" not found|\bEUSAGE\b|Unknown command|\bENOENT\b|\bEBADENGINE\b|\bEBADPLATFORM\b`, "usage, missing file or unsupported engine"),
 		retryOn("", `\b(?:ETIMEDOUT|ESOCKETTIMEDOUT|ECONNRESET|ECONNREFUSED|EAI_AGAIN|EPIPE|ECONNABORTED|EHOSTUNREACH|ENETUNREACH|ERR_SOCKET_TIMEOUT)\b|socket hang up|network aborted|network timeout at`, "the network failed"),
 		retryOn("", `\bE`+httpRetry+`\b|ERR_PNPM_FETCH_`+httpRetry+`\b|Response Code: `+httpRetry+`\b|Response code `+httpRetry+`\b|Request failed \\?"`+httpRetry+`|`+httpRetryText, "the registry failed or asked to slow down"),
@@ -442,12 +444,12 @@ func pipRules() []ruleDef {
 		stopOn("", `Could not find a version that satisfies the requirement .*\(from versions: [0-9]`, "the index answered, and no version fits"),
 		stopOn("", `DO NOT MATCH THE HASHES|hash mismatch|Expected sha256`, "hash mismatch: never retried blindly, it may be tampering"),
 		stopOn("", `(?i)ResolutionImpossible|conflicting dependencies|requires? a different python|externally-managed-environment`, "the requirements cannot be met here"),
-		stopOn("", `Could not open requirements file|Invalid requirement|No such file or directory|is not a valid editable requirement|\[Errno 13\] Permission denied|\[Errno 28\] No space left on device|no such option`, "usage, missing file, permissions or disk full"),
+		stopOn("", `Could not open requirements file|Invalid requirement|No such file or directory|is not a valid editable requirement|\[Errno 13\] Permission denied|\[Errno 28\] No space left on device|no such option|unknown command "|You must give at least one requirement|is not installable\. Neither|Can not perform a '--user' install|is not a supported wheel on this platform|--require-hashes mode|has inconsistent (?:version|name)|resolution-too-deep|ResolutionTooDeep|× Cannot uninstall|Cannot uninstall '`, "usage, missing file, permissions or disk full, or a requirement pip cannot meet"),
 		stopOn("", `HTTP error `+httpStop+`\b|\b`+httpStop+` Client Error`, "the index refused the request"),
 		retryOn("", `ReadTimeoutError|ConnectTimeoutError|NewConnectionError|Read timed out|Connection reset by peer|ConnectionResetError|RemoteDisconnected|IncompleteRead|ProtocolError|ProxyError|Temporary failure in name resolution|Failed to establish a new connection|Network is unreachable|connection broken by`, "the network failed"),
 		retryOn("", `HTTP error `+httpRetry+`\b|\b`+httpRetry+` Server Error|`+httpRetryText, "the index failed or asked to slow down"),
 		stopOn("", `No matching distribution found|Could not find a version that satisfies`, "no such package or version"),
-		stopOn("", `subprocess-exited-with-error|Failed building wheel|metadata-generation-failed|legacy-install-failure`, "building a package failed"),
+		stopOn("", `subprocess-exited-with-error|Failed building wheel|metadata-generation-failed|legacy-install-failure|Could not build wheels for|Failed to build installable wheels`, "building a package failed"),
 	}
 }
 
