@@ -270,8 +270,9 @@ func curlRules() []ruleDef {
 		stopOn("1,3", "", "unsupported protocol or malformed URL"),
 		stopOn("2,4,27,43,48,53,54,66", "", "curl cannot run this request: init, build, memory, option or engine error"),
 		stopOn("9,67,94", "", "access or login denied"),
-		stopOn("19,37,78", "", "the remote or local file does not exist"),
-		stopOn("23,26,63", "", "local read or write error, or maximum file size exceeded"),
+		stopOn("19,37,68,78", "", "the remote or local file does not exist"),
+		stopOn("21,33,36,61,64,73,74", "", "the server refused a command, a resume, an encoding, a TLS level, an existing file or a user"),
+		stopOn("23,26,63,70", "", "local read or write error, maximum file size exceeded, or the TFTP server's disk full"),
 		stopOn("47", "", "too many redirects"),
 		stopOn("58,59,60,77,80,82,83,90,91,98", "", "certificate, pinned key or TLS configuration problem"),
 	}
@@ -473,6 +474,8 @@ func goRules() []ruleDef {
 func kubectlRules() []ruleDef {
 	return []ruleDef{
 		retryOn("", `failed calling webhook`, "an admission webhook is not ready yet"),
+		retryOn("", `is waiting to start: (?:ContainerCreating|PodInitializing)|pod is not running\. Current status=Pending`, "the pod is still starting"),
+		stopOn("", `exec plugin: invalid apiVersion|no context exists with the name|flag needs an argument|has no deployed releases|chart requires kubeVersion|no repositories found\. You must add one|missing in charts/ directory|helm dependency build|execution error at \(`, "kubeconfig, usage, release or chart error"),
 		stopOn("", `(?:localhost|127\.0\.0\.1):8080`, "no kubeconfig: kubectl fell back to localhost:8080"),
 		stopOn("", `x509: |certificate signed by unknown authority|certificate has expired|tls: failed to verify`, "the API server's certificate is not trusted"),
 		stopOn("", `(?i)getting credentials: |You must be logged in to the server|\(Unauthorized\)|\bUnauthorized\b|provide credentials`, "credentials missing or refused"),
@@ -495,6 +498,7 @@ func terraformRules() []ruleDef {
 		retryOn("", `Error acquiring the state lock|Error locking state`, "another run holds the state lock"),
 		stopOn("", `Error: (?:Invalid reference|Unsupported argument|Missing required argument|Unsupported block type|Reference to undeclared|Invalid value for|Invalid function argument|Duplicate |Argument or block definition required|Unsupported attribute|Incorrect attribute value type|No value for required variable|Invalid expression|Invalid block definition|Unclosed configuration block|Invalid count argument|Invalid for_each argument|Cycle: )`, "configuration error"),
 		stopOn("", `Error: (?:Module not installed|Backend initialization required|Inconsistent dependency lock file|Unsupported Terraform Core version|Missing required provider|Invalid provider configuration|Invalid legacy provider address)|does not have a provider named`, "init needed or providers wrong"),
+		stopOn("", `Error: (?:Invalid index|Error in function call|Invalid template interpolation value|Variables not allowed|Failed to read variables file|No configuration files|Saved plan is stale|Failed to load ".*" as a plan file|Backend configuration changed|Unreadable module directory|Invalid provider registry host|Invalid resource type|Invalid data source)|doesn't match any of the checksums previously recorded`, "configuration, plan file, backend or lock file the run cannot use"),
 		stopOn("", `AccessDenied|UnauthorizedOperation|InvalidClientTokenId|ExpiredToken|SignatureDoesNotMatch|AuthFailure|AuthorizationFailed|no valid credential sources|(?:StatusCode|status code): 40[13]\b|Error 40[13]\b`, "credentials or permissions refused"),
 		stopOn("", `AlreadyExists|already exists|Error 409\b`, "already exists"),
 		stopOn("", `NoSuchBucket|[Bb]ucket .* does not exist`, "the state bucket does not exist"),
