@@ -271,7 +271,7 @@ func curlRules() []ruleDef {
 		stopOn("2,4,27,43,48,53,54,66", "", "curl cannot run this request: init, build, memory, option or engine error"),
 		stopOn("9,67,94", "", "access or login denied"),
 		stopOn("19,37,68,78", "", "the remote or local file does not exist"),
-		stopOn("21,33,36,61,64,73,74", "", "the server refused a command, a resume, an encoding, a TLS level, an existing file or a user"),
+		stopOn("21,33,36,61,73,74", "", "the server refused a command, a resume, an encoding, an existing file or a user (64, a TLS level refused, is sysexits EX_USAGE and terminal already)"),
 		stopOn("23,26,63,70", "", "local read or write error, maximum file size exceeded, or the TFTP server's disk full"),
 		stopOn("47", "", "too many redirects"),
 		stopOn("58,59,60,77,80,82,83,90,91,98", "", "certificate, pinned key or TLS configuration problem"),
