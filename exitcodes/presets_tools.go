@@ -47,7 +47,7 @@ func ghRules() []ruleDef {
 		retryOn("8", "", "gh pr checks: checks still pending"),
 		retryOn("", `(?i)rate limit|abuse detection`, "rate limited (a 403 or 429 that says so)"),
 		retryOn("", `HTTP `+httpRetry+`\b|error connecting to |HTTP 5[0-9][0-9]:|non-200 OK status code: (?:5[0-9][0-9]|429)`, "GitHub failed, or could not be reached"),
-		stopOn("", `HTTP `+httpStop+`\b|GraphQL: Could not resolve to|GraphQL: .*(?:not found|was not found|does not exist)|release not found|already exists|no pull requests found|could not find any workflows named|could not find pull request|no open pull requests|not found$|gh auth login|GH_TOKEN environment variable|Resource not accessible by integration|not a git repository|unknown (?:command|flag)|accepts \d+ arg`, "not found, not allowed, or a usage error"),
+		stopOn("", `HTTP `+httpStop+`\b|GraphQL: Could not resolve to|GraphQL: .*(?:not found|was not found|does not exist)|release not found|already exists|no pull requests found|could not find any workflows named|could not find pull request|no open pull requests|not found$|gh auth login|GH_TOKEN environment variable|Resource not accessible by integration|not a git repository|unknown (?:command|flag|shorthand flag)|accepts \d+ arg|No commits between|no git remotes found|none of the git remotes configured|is not mergeable|when not running interactively|has disabled issues|required flag\(s\)`, "not found, not allowed, or a usage error"),
 	}
 }
 
