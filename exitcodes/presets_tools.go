@@ -57,7 +57,8 @@ func ghRules() []ruleDef {
 func gcloudRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "usage error: unknown command, flag or value"),
-		retryOn("", `\b(?:UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|INTERNAL|RESOURCE_EXHAUSTED)\b|rateLimitExceeded|backendError|Internal error\. Please try again|HTTPError `+httpRetry+`\b|(?:Exception|Error): `+httpRetry+`\b|ServiceException: 5[0-9][0-9]\b`, "the API failed, asked to slow down, or timed out"),
+		retryOn("", `\b(?:UNAVAILABLE|DEADLINE_EXCEEDED|ABORTED|INTERNAL|RESOURCE_EXHAUSTED)\b|rateLimitExceeded|backendError|Internal error\. Please try again|HTTPError `+httpRetry+`\b|(?:Exception|Error): `+httpRetry+`\b|ServiceException: 5[0-9][0-9]\b|ZONE_RESOURCE_POOL_EXHAUSTED|does not have enough resources available`, "the API failed, asked to slow down, timed out, or the zone has no capacity now"),
+		stopOn("", `failed to start and listen on the port|Failed to start and then listen on the port|invalid_grant|Quota '.*' exceeded|No URLs matched|matched no objects|has no property \[|Could not read json file`, "a container that never listens, revoked credentials, a spent quota, no such file or property"),
 		stopOn("", `Not found: |Cannot find |was not found|\b(?:PERMISSION_DENIED|NOT_FOUND|INVALID_ARGUMENT|ALREADY_EXISTS|UNAUTHENTICATED|FAILED_PRECONDITION|OUT_OF_RANGE|UNIMPLEMENTED)\b|HTTPError `+httpStop+`\b|(?:Exception|Error): `+httpStop+`\b|[Rr]eauthentication required|do not currently have an active account selected|gcloud auth login|Invalid choice: |unrecognized arguments|argument .*: expected|does not have .* access|[Pp]ermission .* denied`, "refused, not found or invalid: the request will not pass"),
 	}
 }
@@ -68,8 +69,8 @@ func azRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "parser error: unknown command or argument"),
 		stopOn("3", "", "the resource does not exist"),
-		retryOn("", `\((?:TooManyRequests|ServerBusy|ServiceUnavailable|InternalServerError|GatewayTimeout|RetryableError|OperationTimedOut|RequestTimeout|Conflict.*in progress|AnotherOperationInProgress)\)|Retry after|is being throttled`, "the service is busy, failed or asked to slow down"),
-		stopOn("", `\((?:AuthorizationFailed|AuthenticationFailed|InvalidAuthenticationToken\w*|LinkedAuthorizationFailed|[A-Za-z]*NotFound|InvalidParameter\w*|InvalidTemplate\w*|BadRequest|Conflict|[A-Za-z]*AlreadyExists|SubscriptionNotFound|QuotaExceeded|SkuNotAvailable|InvalidResourceName|MissingSubscription\w*)\)|AADSTS\d+|Please run 'az login'|az login|the following arguments are required|is not in the '.*' command group|unrecognized arguments`, "refused, not found, invalid or over quota"),
+		retryOn("", `\((?:TooManyRequests|ServerBusy|ServiceUnavailable|InternalServerError|GatewayTimeout|RetryableError|OperationTimedOut|RequestTimeout|Conflict.*in progress|AnotherOperationInProgress)\)|Retry after|is being throttled|invalid status '(?:Service Unavailable|Internal Server Error|Bad Gateway|Gateway Timeout|Too Many Requests)'`, "the service is busy, failed or asked to slow down"),
+		stopOn("", `\((?:AuthorizationFailed|AuthenticationFailed|InvalidAuthenticationToken\w*|LinkedAuthorizationFailed|[A-Za-z]*NotFound|InvalidParameter\w*|InvalidTemplate\w*|BadRequest|Conflict|[A-Za-z]*AlreadyExists|SubscriptionNotFound|QuotaExceeded|SkuNotAvailable|InvalidResourceName|MissingSubscription\w*)\)|AADSTS\d+|Please run 'az login'|az login|the following arguments are required|is not in the '.*' command group|unrecognized arguments|doesn't exist in cloud|No subscription found|invalid status '(?:Forbidden|Not Found|Unauthorized|Bad Request|Conflict)'`, "refused, not found, invalid or over quota"),
 	}
 }
 
