@@ -462,6 +462,8 @@ func goRules() []ruleDef {
 		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
 		stopOn("", `cannot find module providing package|cannot find package|no required module provides package|found, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in std|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
+		stopOn("", `go\.mod file not found|toolchain not available|requires cgo|module declares its path as|found packages \w+ \(`, "no module, no such toolchain, no cgo, or a module or package at the wrong path"),
+		stopOn("", `\.go:\d+:\d+: (?:undefined: |.* imported and not used|declared and not used|cannot use |too many arguments|not enough arguments|syntax error: |missing return|.* redeclared in this block|invalid operation: )`, "compile error"),
 		stopOn("", `no space left on device`, "disk full"),
 		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
 		retryOn("", `connection reset|connection refused|unexpected EOF|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),

@@ -78,9 +78,9 @@ func azRules() []ruleDef {
 // error[Exxxx] lines.
 func cargoRules() []ruleDef {
 	return []ruleDef{
-		retryOn("", `spurious network error|failed to download from|Timeout was reached|failed to query replaced source registry|download of .* failed|failed to fetch `+"`"+`https|Couldn't resolve host name|HTTP/2 stream \d+ was not closed cleanly|\[(?:6|7|28|35|56)\] `, "the registry or the network failed"),
+		retryOn("", `spurious network error|failed to download from|Timeout was reached|failed to query replaced source registry|download of .* failed|failed to fetch `+"`"+`https|Couldn't resolve host name|HTTP/2 stream \d+ was not closed cleanly|\[(?:6|7|28|35|56)\] |Connection reset by peer|Connection refused|Temporary failure in name resolution|error sending request for url`, "the registry or the network failed (also under a build script)"),
 		retryOn("", `Blocking waiting for file lock`, "another cargo holds the package cache lock"),
-		stopOn("", `\berror\[E[0-9]{4}\]|could not compile|no matching package named|failed to select a version for|failed to parse manifest|no such (?:subcommand|command)|unexpected argument|could not find `+"`"+`Cargo\.toml`+"`"+`|the lock file .* needs to be updated but --locked was passed|requires rustc \d|is not supported by|package .* cannot be built because it requires rustc`, "compile error, missing crate or version, or a bad manifest"),
+		stopOn("", `\berror\[E[0-9]{4}\]|could not compile|no matching package named|failed to select a version for|failed to parse manifest|no such (?:subcommand|command)|unexpected argument|could not find `+"`"+`Cargo\.toml`+"`"+`|the lock file .* needs to be updated but --locked was passed|requires rustc \d|is not supported by|package .* cannot be built because it requires rustc|failed to parse lock file|a bin target must be available|no bin target named|linker \S+ not found|failed to run custom build command|toolchain '.*' is not installed|is already uploaded|already exists on crates\.io index|no token found`, "compile error, missing crate or version, or a bad manifest"),
 	}
 }
 
