@@ -384,7 +384,7 @@ func aptRules() []ruleDef {
 		stopOn("", `is not valid yet|Release file for .* is expired`, "the Release file's dates do not fit the clock"),
 		stopOn("", `\b404\s+Not Found|\b403\s+Forbidden|\b401\s+Unauthorized`, "the mirror does not have the file: run apt-get update"),
 		stopOn("", `You don't have enough free space|No space left on device`, "disk full"),
-		stopOn("", `Invalid operation|Command line option .* is not understood|Malformed entry|Type '.*' is not known on line|Conflicting values set for option|list of sources could not be read`, "usage or sources.list error"),
+		stopOn("", `Invalid operation|Command line option .* is not understood|Malformed entry|Type '.*' is not known on line|Conflicting values set for option|list of sources could not be read|The method driver .* could not be found|changed its '\w+' value from|is invalid for APT::Default-Release`, "usage or sources.list error"),
 		stopOn("", `dpkg was interrupted|dpkg: error processing|Sub-process /usr/bin/dpkg returned an error code`, "a package failed to install: dpkg needs a person"),
 		retryOn("", `Could not get lock|Unable to acquire the dpkg frontend lock|Unable to lock (?:the administration )?directory|frontend lock was locked by another process|status database is locked|Waiting for cache lock`, "another package manager holds the lock"),
 		retryOn("", `Temporary failure resolving|Could not resolve '|Something wicked happened resolving`, "name resolution failed"),
