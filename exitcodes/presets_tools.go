@@ -128,7 +128,7 @@ func apkRules() []ruleDef {
 func brewRules() []ruleDef {
 	return []ruleDef{
 		stopOn("", `curl: \((?:1|3|4|37|60|77|78)\) |not found built-in|unsupported protocol version|SSL certificate problem`, "the curl Homebrew runs cannot fetch this: a protocol or feature it lacks, a malformed URL, a missing file or an untrusted certificate"),
-		stopOn("", `No available formula|No formulae or casks found|No such keg|Unknown command|Invalid usage|No available cask|is not installed|returned error: `+httpStop+`\b|Repository not found|repository '.*' not found|Cannot install .* because|is unavailable: No available`, "no such formula or cask, or a usage error"),
+		stopOn("", `No available formula|No formulae or casks found|No such keg|Unknown command|Invalid usage|No available cask|is not installed|returned error: `+httpStop+`\b|Repository not found|repository '.*' not found|Cannot install .* because|is unavailable: No available|No Cask with this name exists|Running Homebrew as root|are not writable by your user|has been disabled because|SHA256 mismatch|there is already an App at`, "no such formula or cask, or a usage error"),
 		retryOn("", `Failed to download resource|Download failed|curl: \((?:6|7|18|28|35|52|56)\)|returned error: `+httpRetry+`\b|Another active Homebrew (?:update )?process is already in progress|has already locked|Operation too slow`, "the download failed, or another brew holds the lock"),
 	}
 }
@@ -139,20 +139,24 @@ func brewRules() []ruleDef {
 // server's FATAL and ERROR messages.
 func postgresRules() []ruleDef {
 	return []ruleDef{
-		retryOn("", `the database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|remaining connection slots are reserved|server closed the connection unexpectedly|could not connect to server|[Cc]onnection refused|Is the server running|rejecting connections|no response|timeout expired|could not translate host name .*: Temporary failure|canceling statement due to conflict with recovery|deadlock detected|could not serialize access|terminating connection due to administrator command`, "the server is starting, busy or unreachable, or a transaction conflicted"),
-		stopOn("", `password authentication failed|no password supplied|role ".*" does not exist|database ".*" does not exist|no pg_hba\.conf entry|permission denied for|syntax error at or near|relation ".*" does not exist|column ".*" does not exist|function .* does not exist|invalid (?:connection option|option|integer value)|could not open file|^psql: error: [^ ]+: No such file or directory|already exists|violates (?:unique|foreign key|not-null|check) constraint|SSL error: certificate verify failed|server does not support SSL`, "refused login, missing object, invalid SQL or options"),
+		retryOn("", `the database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|remaining connection slots are reserved|server closed the connection unexpectedly|could not connect to server|[Cc]onnection refused|Is the server running|rejecting connections|no response|timeout expired|could not translate host name .*: Temporary failure|canceling statement due to conflict with recovery|deadlock detected|could not serialize access|canceling statement due to lock timeout|could not obtain lock on (?:relation|row)|terminating connection due to administrator command`, "the server is starting, busy or unreachable, or a transaction conflicted"),
+		stopOn("", `password authentication failed|no password supplied|role ".*" does not exist|database ".*" does not exist|no pg_hba\.conf entry|permission denied for|syntax error at or near|relation ".*" does not exist|column ".*" does not exist|function .* does not exist|invalid (?:connection option|option|integer value)|could not open file|^psql: error: [^ ]+: No such file or directory|already exists|violates (?:unique|foreign key|not-null|check) constraint|SSL error: certificate verify failed|server does not support SSL|is not permitted to log in|must be owner of|server version mismatch|text format dump|unsupported version \(.*\) in file header|extension ".*" is not available|could not open extension control file|could not extend file`, "refused login, missing object, invalid SQL or options"),
 		stopOn("3", "", "psql: an error in a script run with ON_ERROR_STOP; pg_isready: no attempt made (invalid parameters)"),
 		retryOn("2", "", "psql: the connection to the server went bad; pg_isready: no response"),
 	}
 }
 
 // mysqlRules are from the MySQL and MariaDB clients' "ERROR nnnn (state)"
-// lines: client errors 2002-2013 are connections, server errors 1040,
-// 1205, 1213 and 1290-style read-only states are busy servers.
+// lines: client errors 2002-2013 are connections; server errors 1040,
+// 1205, 1213, timeouts and interrupted statements, and the read-only
+// state of a failover are busy servers; any other server error is the
+// statement's own and is met again.
 func mysqlRules() []ruleDef {
 	return []ruleDef{
-		retryOn("", `ERROR (?:2002|2003|2006|2013|2026|1040|1053|1205|1213|1927|2055) \(|Can't connect to (?:local )?MySQL server|Lost connection to (?:MySQL )?server|MySQL server has gone away|Too many connections|Lock wait timeout exceeded|Deadlock found|Unknown MySQL server host .* \((?:-3|11)\)|Server shutdown in progress`, "the server is unreachable, busy, or a transaction conflicted"),
+		stopOn("", `--secure-file-priv option|ERROR 2061 \(|SSL connection error: .*certificate verify failed`, "LOAD DATA outside secure-file-priv, a password sent in clear, an untrusted certificate"),
+		retryOn("", `ERROR (?:2002|2003|2006|2013|2026|1040|1053|1205|1213|1927|2055|1037|1038|1041|1043|1081|1152|1153|1158|1159|1160|1161|1180|1181|1184|1206|1290|1317|1614|1637|1836|1969|3024|3572|4031) \(|Can't connect to (?:local )?MySQL server|Lost connection to (?:MySQL )?server|MySQL server has gone away|Too many connections|Lock wait timeout exceeded|Deadlock found|Unknown MySQL server host .* \((?:-3|11)\)|Server shutdown in progress`, "the server is unreachable, busy, or a transaction conflicted"),
 		stopOn("", `ERROR (?:1044|1045|1049|1050|1054|1062|1064|1091|1142|1146|1227|1251|1698|2059|1419) \(|Access denied for user|Unknown database|You have an error in your SQL syntax|doesn't exist|Duplicate entry|unknown option|unknown variable`, "refused login, missing object, invalid SQL or options"),
+		stopOn("", `ERROR (?:1[0-9]{3}|3[0-9]{3}|4[0-9]{3}) \(`, "any other server error: constraints, data and schema errors the same statement meets again"),
 	}
 }
 
