@@ -338,7 +338,7 @@ func sshRules() sshRuleSet {
 			stopOn("", `Permission denied|Too many authentication failures`, "authentication refused"),
 			stopOn("", `Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED`, "host key unknown or changed"),
 			stopOn("", `Unable to negotiate with|no matching (?:host key type|key exchange method|cipher|MAC) found`, "no common algorithm"),
-			stopOn("", `Bad configuration option|Bad owner or permissions on|UNPROTECTED PRIVATE KEY FILE|Bad port|usage: (?:ssh|scp|sftp) `, "configuration or usage error"),
+			stopOn("", `Bad configuration option|Bad owner or permissions on|UNPROTECTED PRIVATE KEY FILE|Bad port|usage: (?:ssh|scp|sftp) |subsystem request failed|This account is currently not available`, "configuration or usage error"),
 			stopOn("", `No such file or directory|Is a directory|Not a directory`, "no such path"),
 		},
 		retry: []ruleDef{

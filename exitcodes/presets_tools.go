@@ -164,8 +164,8 @@ func mysqlRules() []ruleDef {
 // redis-cli prints them, and its connection errors.
 func redisRules() []ruleDef {
 	return []ruleDef{
-		retryOn("", `\bLOADING\b|\bBUSY\b|\bTRYAGAIN\b|\bCLUSTERDOWN\b|\bMASTERDOWN\b|\bREADONLY\b|Could not connect to Redis|Connection refused|Connection reset|\bMISCONF\b|\bNOREPLICAS\b|Error: Server closed the connection|\bOOM command not allowed`, "the server is loading, busy, failing over or unreachable"),
-		stopOn("", `\bNOAUTH\b|\bWRONGPASS\b|\bNOPERM\b|ERR unknown command|ERR wrong number of arguments|\bWRONGTYPE\b|ERR syntax error|ERR invalid password|AUTH failed|Unrecognized option|ERR value is not`, "auth refused or an invalid command"),
+		retryOn("", `\bLOADING\b|\bBUSY\b|\bTRYAGAIN\b|\bCLUSTERDOWN\b|\bMASTERDOWN\b|\bREADONLY\b|Could not connect to Redis|Connection refused|Connection reset|\bMISCONF\b|\bNOREPLICAS\b|Error: Server closed the connection|\bOOM command not allowed|max number of clients reached`, "the server is loading, busy, failing over or unreachable"),
+		stopOn("", `\bNOAUTH\b|\bWRONGPASS\b|\bNOPERM\b|ERR unknown command|ERR wrong number of arguments|\bWRONGTYPE\b|ERR syntax error|ERR invalid password|AUTH failed|Unrecognized option|ERR value is not|\bNOSCRIPT\b|\bEXECABORT\b|\bCROSSSLOT\b|\bMOVED \d+ `, "auth refused or an invalid command"),
 	}
 }
 
@@ -178,9 +178,11 @@ func ansibleRules() []ruleDef {
 	return []ruleDef{
 		stopOn("5", "", "bad or incomplete options"),
 		stopOn("99", "", "the user interrupted the run"),
+		stopOn("", `Permission denied \((?:publickey|password)|Host key verification failed|Invalid/incorrect password|Missing (?:sudo|become) password|Incorrect (?:sudo|become) password`, "the host or become refused the credentials (even when ansible calls it unreachable)"),
 		retryOn("", `UNREACHABLE!|Failed to connect to the host via ssh|Connection timed out during banner exchange|HTTP Code: `+httpRetry+`\b|Unknown error when attempting to call Galaxy|Timeout \(\d+s\) waiting for privilege escalation prompt|Could not get lock /var/lib/dpkg`, "a host was unreachable, or Galaxy failed"),
 		retryOn("", `Unexpected Exception, this is probably a bug: .*(?:timed out|[Tt]imeout|Connection (?:reset|refused|aborted)|Temporary failure in name resolution|Remote end closed connection|EOF occurred in violation of protocol|Network is unreachable|No route to host|HTTP Error (?:5[0-9][0-9]|429))`, "an unexpected exception whose message is a timeout or a failed connection"),
 		stopOn("", `(?:ERROR!|\[ERROR\]:) .*(?:[Ss]yntax [Ee]rror|could not be found|conflicting action statements|is not a valid attribute|the role '.*' was not found|couldn't resolve module/action|Unexpected Exception|We were unable to read either as JSON nor YAML|Invalid|undefined variable|no action detected)|Syntax Error while loading YAML|HTTP Code: `+httpStop+`\b|Failed to find collection|Failed to resolve the requested dependencies|Vault password|no vault secrets|Decryption failed|Permission denied \(publickey`, "parser, role, module or vault error, or a Galaxy refusal"),
+		stopOn("", `No package matching '.*' is available|Unsupported parameters for|missing required arguments: |The task includes an option with an undefined variable|leaves us with no hosts to target|value of \w+ must be one of`, "a task or a host pattern that is wrong: no such package, bad module arguments, an undefined variable"),
 		retryOn("3", "", "hosts were unreachable"),
 		stopOn("4", "", "parser error"),
 	}
@@ -192,7 +194,7 @@ func composerRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "the dependencies cannot be resolved"),
 		retryOn("", `curl error (?:6|7|18|28|35|52|56) while downloading|could not be downloaded \(HTTP/[0-9.]+ (?:5[0-9][0-9]|429)|failed to open stream: (?:HTTP request failed|Connection refused|Connection timed out)|The "https?://.*" file could not be downloaded \(HTTP/[0-9.]+ `+httpRetry+`|zlib_decode\(\): data error|Content-Length mismatch`, "the download failed"),
-		stopOn("", `Could not find a (?:matching )?version of package|could not be found in any version|Your requirements could not be resolved|does not match the expected JSON schema|is not a valid|Command ".*" is not defined|The "--\S+" option does not exist|file could not be downloaded \(HTTP/[0-9.]+ (?:401|403|404)|Invalid credentials|GitHub API limit|composer\.lock is not up to date|lock file is not up to date`, "no such package or version, a conflict, bad credentials or usage"),
+		stopOn("", `Could not find a (?:matching )?version of package|could not be found in any version|Your requirements could not be resolved|does not match the expected JSON schema|is not a valid|Command ".*" is not defined|The "--\S+" option does not exist|file could not be downloaded \(HTTP/[0-9.]+ (?:401|403|404)|Invalid credentials|GitHub API limit|composer\.lock is not up to date|lock file is not up to date|could not find a composer\.json|requires PHP extension .* but it is missing|does not satisfy that requirement`, "no such package or version, a conflict, bad credentials or usage"),
 	}
 }
 
@@ -204,7 +206,7 @@ func bundlerRules() []ruleDef {
 		retryOn("26", "", "a resource was temporarily unavailable"),
 		stopOn("4,6,7,10,13,14,15,16,18,19,20,21,22,23,25,31,37,38", "", "Gemfile, version conflict, missing gem, option, lockfile, security or permission error"),
 		retryOn("", `Bundler::HTTPError|Net::OpenTimeout|Net::ReadTimeout|Gem::RemoteFetcher::FetchError.*(?:timed out|Connection reset|SocketError|5[0-9][0-9])|Errno::ECONNRESET|Errno::ECONNREFUSED|Errno::ETIMEDOUT|Could not fetch specs from .* due to underlying error|Too many connection resets`, "the gem server failed or could not be reached"),
-		stopOn("", `Could not find gem|Could not find '.*' \(|Could not locate Gemfile|Could not find compatible versions|ERROR:  Could not find a valid gem|Bundler could not find compatible versions|Your bundle only supports platforms|frozen mode|You are trying to install in deployment mode|Gem::MissingSpecError|Failed to build gem native extension|Bad username or password|Gem::Ext::BuildError`, "missing gem or version, a conflict, frozen lockfile or a build error"),
+		stopOn("", `Could not find gem|Could not find '.*' \(|Could not locate Gemfile|Could not find compatible versions|ERROR:  Could not find a valid gem|Bundler could not find compatible versions|Your bundle only supports platforms|frozen mode|You are trying to install in deployment mode|Gem::MissingSpecError|Failed to build gem native extension|Bad username or password|Gem::Ext::BuildError|to support your Ruby|You don't have write permissions for the`, "missing gem or version, a conflict, frozen lockfile or a build error"),
 	}
 }
 
@@ -212,8 +214,9 @@ func bundlerRules() []ruleDef {
 // dotnet CLI prints them.
 func dotnetRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `error NU1101:|error NU1102:|error NU1103:|error NU1605:|error NU1202:|error NU3\d{3}:|error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|Response status code does not indicate success: (?:401|403|404|409)\b|\((?:Unauthorized|Forbidden|Not Found)\)`, "missing package, compile or project error, or refused credentials"),
-		retryOn("", `error NU1301:|error NU1801:|Response status code does not indicate success: (?:5[0-9][0-9]|429)\b|The SSL connection could not be established|Unable to read data from the transport connection|An error occurred while sending the request|The operation was canceled|Name or service not known|Resource temporarily unavailable`, "the feed failed or could not be reached"),
+		stopOn("", `error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|A compatible \.NET SDK was not found|Response status code does not indicate success: (?:401|403|404|409)\b|\((?:Unauthorized|Forbidden|Not Found)\)`, "compile or project error, no such SDK or command, or refused credentials"),
+		retryOn("", `error NU1301:|error NU1801:|Response status code does not indicate success: (?:5[0-9][0-9]|429)\b|The SSL connection could not be established|Unable to read data from the transport connection|An error occurred while sending the request|The operation was canceled|Name or service not known|Resource temporarily unavailable`, "the feed failed or could not be reached: a package it would have had is not missing"),
+		stopOn("", `error NU110[0-3]:|error NU1605:|error NU1202:|error NU190[1-4]:|error NU3\d{3}:`, "missing or incompatible package, a downgrade, a vulnerable package or a signature error"),
 	}
 }
 
@@ -221,7 +224,7 @@ func dotnetRules() []ruleDef {
 // PackagesNotFoundError, UnsatisfiableError) and libmamba's messages.
 func condaRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `CondaSSLError|PackagesNotFoundError|ResolvePackageNotFound|UnsatisfiableError|LibMambaUnsatisfiableError|nothing provides|CondaValueError|EnvironmentLocationNotFound|Could not find conda environment|CondaHTTPError: HTTP (?:401|403|404)|DirectoryNotACondaEnvironmentError|invalid choice`, "missing or conflicting packages, bad environment or refused channel"),
+		stopOn("", `CondaSSLError|PackagesNotFoundError|ResolvePackageNotFound|UnsatisfiableError|LibMambaUnsatisfiableError|nothing provides|CondaValueError|EnvironmentLocationNotFound|Could not find conda environment|CondaHTTPError: HTTP (?:401|403|404)|DirectoryNotACondaEnvironmentError|invalid choice|CondaToSNonInteractiveError|Terms of Service have not been accepted|NotWritableError|EnvironmentFileNotFound|Could not solve for environment specs`, "missing or conflicting packages, bad environment or refused channel"),
 		retryOn("", `CondaHTTPError: HTTP (?:000 CONNECTION FAILED|5[0-9][0-9]|429)|HTTP errors are often intermittent|ProxyError|Transport error|Download error \(\d+\)|Could not resolve host|Timeout was reached|ChecksumMismatchError.*partial`, "the channel failed or could not be reached"),
 	}
 }
@@ -230,7 +233,7 @@ func condaRules() []ruleDef {
 func poetryRules() []ruleDef {
 	return []ruleDef{
 		retryOn("", `HTTPSConnectionPool|Read timed out|ConnectionError|Max retries exceeded|RemoteDisconnected|503 Server Error|502 Server Error|429 Client Error|Connection aborted`, "the index failed or could not be reached"),
-		stopOn("", `version solving failed|doesn't match any versions|Could not find a matching version|pyproject\.toml changed significantly since poetry\.lock|poetry\.lock was last generated|Package .* not found|The command ".*" does not exist|The option ".*" does not exist|not a valid|No file/folder found for package|401 Client Error|403 Client Error|404 Client Error`, "unsatisfiable requirements, a stale lock file, missing package or usage"),
+		stopOn("", `version solving failed|doesn't match any versions|Could not find a matching version|pyproject\.toml changed significantly since poetry\.lock|poetry\.lock was last generated|Package .* not found|The command ".*" does not exist|The option ".*" does not exist|not a valid|No file/folder found for package|401 Client Error|403 Client Error|404 Client Error|is not supported by the project|could not find a pyproject\.toml|Invalid hashes`, "unsatisfiable requirements, a stale lock file, missing package or usage"),
 	}
 }
 
