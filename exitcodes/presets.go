@@ -284,7 +284,8 @@ func wgetRules() []ruleDef {
 	return []ruleDef{
 		stopOn("", `server returned error: HTTP/[0-9.]+ `+httpStop+`\b`, "BusyBox wget (exit 1): permanent HTTP status"),
 		retryOn("", `server returned error: HTTP/[0-9.]+ `+httpRetry+`\b`, "BusyBox wget (exit 1): transient HTTP status"),
-		retryOn("", `wget: bad address|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
+		stopOn("", `wget: not an http or ftp url|wget: can't open '|wget: missing URL`, "BusyBox wget (exit 1): a URL it cannot fetch or a file it cannot write"),
+		retryOn("", `wget: bad address|wget: error getting response|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
 		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
 		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
 		stopOn("8", `awaiting response\.\.\. `+httpStop+`\b`, "status shown while awaiting the response: permanent"),

@@ -251,7 +251,7 @@ func uvRules() []ruleDef {
 func registryRules() []ruleDef {
 	return []ruleDef{
 		retryOn("", `(?i)toomanyrequests|\b(?:500|502|503|504) \((?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)\)|unexpected EOF|TLS handshake timeout|i/o timeout|connection reset by peer|connection refused|http2: server sent GOAWAY|context deadline exceeded|UNAVAILABLE|pinging container registry .*: Get .*: dial tcp`, "the registry failed, asked to slow down, or the connection was cut"),
-		stopOn("", `(?i)manifest unknown|MANIFEST_UNKNOWN|NAME_UNKNOWN|BLOB_UNKNOWN|name unknown|not found|unauthorized|DENIED|requested access to the resource is denied|authentication required|invalid reference format|could not parse reference|x509: |certificate signed by unknown authority|server gave HTTP response to HTTPS client|Source image rejected|unknown flag|unknown command`, "no such image, refused credentials, untrusted certificate or bad reference"),
+		stopOn("", `(?i)manifest unknown|MANIFEST_UNKNOWN|NAME_UNKNOWN|BLOB_UNKNOWN|name unknown|not found|unauthorized|DENIED|requested access to the resource is denied|authentication required|invalid reference format|could not parse reference|x509: |certificate signed by unknown authority|server gave HTTP response to HTTPS client|Source image rejected|unknown flag|unknown command|no image found in manifest list for|Invalid image name|expected colon-separated transport:reference`, "no such image, refused credentials, untrusted certificate or bad reference"),
 	}
 }
 
@@ -261,7 +261,7 @@ func helmfileRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "helmfile diff --detailed-exitcode: changes present, not a failure to retry"),
 		retryOn("", `another operation \(install/upgrade/rollback\) is in progress|Kubernetes cluster unreachable|connection refused|i/o timeout|TLS handshake timeout|context deadline exceeded|the server is currently unable to handle the request|failed to download .*: (?:Get|dial)|read: connection reset`, "the cluster or the chart repository is unreachable, or a release is locked"),
-		stopOn("", `chart ".*" (?:matching .* )?not found|no chart version found|no releases found that matches|failed to read .*\.yaml|parse error|template: |error converting YAML to JSON|could not find|repo .* not found|Error: UPGRADE FAILED: (?:cannot patch|template|rendered manifests contain)|unknown flag|is forbidden|Unauthorized`, "missing chart or release, an invalid state file or template, or refused"),
+		stopOn("", `chart ".*" (?:matching .* )?not found|no chart version found|no releases found that matches|failed to read .*\.yaml|parse error|template: |error converting YAML to JSON|could not find|repo .* not found|Error: UPGRADE FAILED: (?:cannot patch|template|rendered manifests contain)|unknown flag|is forbidden|Unauthorized|environment ".*" is not defined|unknown command ".*" for "helm"`, "missing chart or release, an invalid state file or template, or refused"),
 	}
 }
 
@@ -274,6 +274,6 @@ func argocdRules() []ruleDef {
 		stopOn("12", "", "the API refused the request, such as authorization"),
 		stopOn("13", "", "the resource does not exist"),
 		retryOn("", `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b|another operation is already in progress|transport is closing|connection refused`, "the API server is unavailable, busy, or an operation is running"),
-		stopOn("", `code = (?:PermissionDenied|Unauthenticated|NotFound|InvalidArgument|AlreadyExists|FailedPrecondition|Unimplemented)\b|permission denied|token is expired|unknown flag|unknown command`, "refused, not found or invalid"),
+		stopOn("", `code = (?:PermissionDenied|Unauthenticated|NotFound|InvalidArgument|AlreadyExists|FailedPrecondition|Unimplemented)\b|permission denied|token is expired|unknown flag|unknown command|server address unspecified|x509: `, "refused, not found or invalid"),
 	}
 }
