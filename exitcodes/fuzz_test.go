@@ -77,6 +77,17 @@ func FuzzClassify(f *testing.F) {
 	f.Add(255, uint8(0), false, uint8(0), []byte("error: [409] Conflict: Another update is currently in progress.\nerror: [503] "))
 	f.Add(1, uint8(0), false, uint8(0), []byte("Error: failed to resolve v2: ghcr.io/org/artifact:v2: not found\nFatal: wrong password or no key found"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR: Please run 'az login' to setup account.\nhttp://x: 503 (Service Unavailable)"))
+	// Forms the presets learnt in their third round: an exception whose
+	// message is a timeout, a curl without the protocol, a pod still
+	// starting, a psql lock timeout, a mysql constraint, a Go compile
+	// error, a NuGet feed down while a package looks missing.
+	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR! Unexpected Exception, this is probably a bug: <urlopen error [Errno -3] Temporary failure in name resolution>"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("curl: (4) A requested feature, protocol or option was not found built-in in this libcurl\nError: Failed to download resource \"gettext\""))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error from server (BadRequest): container \"app\" in pod \"web-1\" is waiting to start: ContainerCreating"))
+	f.Add(3, uint8(0), false, uint8(0), []byte("psql:migrate.sql:2: ERROR:  canceling statement due to lock timeout"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR 1452 (23000) at line 42: Cannot add or update a child row\nERROR 1290 (HY000): The MySQL server is running with the --read-only option"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("# example.com/app\n./main.go:7:2: \"os\" imported and not used"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("error NU1301: Unable to load the service index\nerror NU1101: Unable to find package Serilog"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

@@ -68,7 +68,8 @@ func TestMayMatchNeverRulesOutALineThatMatches(t *testing.T) {
 func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x",
 		"HTTP 404: Not Found", "status code: 401", "RATE LIMIT exceeded", "Toomanyrequests: Rate exceeded", "ModuleNotFoundError: No module named 'x'", "ta\u212Aen",
-		"GET https://api.example.com/v2/x: 401 (request \"f3c2\")", "error: [409] Conflict", "ref:v2: not found", "Please run 'az login'"} {
+		"GET https://api.example.com/v2/x: 401 (request \"f3c2\")", "error: [409] Conflict", "ref:v2: not found", "Please run 'az login'",
+		"fatal: detected dubious ownership in repository at '/src'", "Error: Cannot perform an interactive login from a non TTY device", "yaml: line 35: mapping values are not allowed in this context"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})

@@ -151,3 +151,35 @@ func TestHTTPStatusFragmentsSplitEveryStatus(t *testing.T) {
 		assert.Equal(t, wantStop, stop.MatchString(s), "stop %d", code)
 	}
 }
+
+func TestBrewStopsWhenItsCurlLacksTheProtocol(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{presets: []string{"brew"}, signatures: true})
+	v := judge(c, Exit{Code: 1},
+		"curl: (4) A requested feature, protocol or option was not found built-in in this libcurl due to a build-time decision.",
+		`Error: Failed to download resource "gettext"`,
+		"Download failed: https://ftp.gnu.org/gnu/gettext/gettext-0.19.5.1.tar.xz")
+	assert.Equal(t, Terminal, v.Class, v.Rule)
+	v = judge(c, Exit{Code: 1},
+		"curl: (56) Recv failure: Connection reset by peer",
+		`Error: Failed to download resource "gettext"`)
+	assert.Equal(t, Transient, v.Class, "a download cut by the network is still retried: %s", v.Rule)
+}
+
+func TestAnsibleRetriesAnUnexpectedExceptionThatIsATimeout(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{presets: []string{"ansible"}, signatures: true})
+	for _, line := range []string{
+		"ERROR! Unexpected Exception, this is probably a bug: The read operation timed out",
+		"ERROR! Unexpected Exception, this is probably a bug: <urlopen error [Errno 104] Connection reset by peer>",
+		"[ERROR]: Unexpected Exception, this is probably a bug: <urlopen error [Errno -3] Temporary failure in name resolution>",
+	} {
+		assert.Equal(t, Transient, judge(c, Exit{Code: 1}, line).Class, line)
+	}
+	for _, line := range []string{
+		"ERROR! Unexpected Exception, this is probably a bug: 'NoneType' object is not iterable",
+		"[ERROR]: Unexpected Exception, this is probably a bug: list index out of range",
+	} {
+		assert.Equal(t, Terminal, judge(c, Exit{Code: 250}, line).Class, line)
+	}
+}
