@@ -132,18 +132,25 @@ func TestTimeoutAutoGoalHungFirstAttemptsAreCutAndNormalRunsNeverTimeOut(t *test
 		p := plans[30+i]
 		require.NoError(t, r.err, "run %d", i)
 		require.Equal(t, 0, r.code, "run %d: %s", i, r.stderr)
-		assert.LessOrEqual(t, r.elapsed, 3*time.Second, "run %d (hang %v) took %v", i, p.hang, r.elapsed)
 		require.NotEmpty(t, r.report.Attempts)
 		first := r.report.Attempts[0]
 		require.NotNil(t, first.LimitFrom, "run %d had a limit", i)
+		require.NotNil(t, first.LimitMS, "run %d had a limit", i)
 		assert.Equal(t, "learned", *first.LimitFrom)
 		if !p.hang {
+			assert.LessOrEqual(t, r.elapsed, 3*time.Second, "run %d took %v", i, r.elapsed)
 			assert.Len(t, r.report.Attempts, 1, "run %d: a normal run is never stopped (no false timeout): %s", i, r.stderr)
 			longest = max(longest, r.elapsed)
 			continue
 		}
 		hangs++
 		longestHang = max(longestHang, r.elapsed)
+		// Cut at the learned limit, then one more short attempt. The
+		// limit is 3 × the learned p99, which a loaded machine raises
+		// (1.2s p99 for the 100-300ms command at load 6, a 3.65s limit):
+		// on a quiet one they end within 1.5s (docs/benchmarks.md).
+		limit := time.Duration(*first.LimitMS) * time.Millisecond
+		assert.LessOrEqual(t, r.elapsed, limit+2*time.Second, "run %d with a hung first attempt took %v, limit %v", i, r.elapsed, limit)
 		require.Len(t, r.report.Attempts, 2, "run %d: the hung attempt was stopped and the retry succeeded", i)
 		assert.True(t, first.TimedOut)
 		// The 1s floor is above 3 × p99 of a 100-300ms command; on a
