@@ -77,6 +77,15 @@ func FuzzClassify(f *testing.F) {
 	f.Add(255, uint8(0), false, uint8(0), []byte("error: [409] Conflict: Another update is currently in progress.\nerror: [503] "))
 	f.Add(1, uint8(0), false, uint8(0), []byte("Error: failed to resolve v2: ghcr.io/org/artifact:v2: not found\nFatal: wrong password or no key found"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR: Please run 'az login' to setup account.\nhttp://x: 503 (Service Unavailable)"))
+	// Families of issue 14: a tool's own words for a missing thing or
+	// credentials, a reply word before a status, parse and link errors,
+	// and the transient forms that share their words.
+	f.Add(1, uint8(0), false, uint8(0), []byte(" ▸    Couldn't find that app.\nerror: no stack named 'org/dev' found\nPULUMI_ACCESS_TOKEN must be set for login"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Fatal: unable to open config file: Stat: 401\n[!] CDN: Response: 403\nRESPONSE 503: 503 Server Busy"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("yaml: line 12: did not find expected key\njq: 1 compile error\ncollect2: error: ld returned 1 exit status"))
+	f.Add(2, uint8(0), false, uint8(0), []byte("gzip: stdin: unexpected end of file\ntar: Unexpected EOF in archive\nE: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1797 (apt-get)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Remote: Bad owner or permissions on /home/u/.ssh/config\nConnection closed by remote host."))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Warning: ccache not found, building without it\nHTTP/2 is not supported by the proxy, retrying\nno healthy upstream"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {
