@@ -4,8 +4,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A signature's own literals (sigDef.need) replace the prefilter found in
@@ -54,4 +56,27 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// The generic forms of a missing or unsupported thing are meant for an
+// error's last words; a line that goes on to say what the program does
+// instead is an info line, and must leave a failure to the rest of the
+// output and the default table.
+func TestInfoLinesThatShareATerminalFamilysWordsDecideNothing(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	for _, line := range []string{
+		"Warning: ccache not found, building without it",
+		"Cache not found for input keys: Linux-node-3f2a",
+		"HTTP/2 is not supported by the proxy, retrying with HTTP/1.1",
+		"No config file specified, using defaults",
+		"Unable to find image 'alpine:3.20' locally",
+	} {
+		s := c.NewScan()
+		s.Line([]byte(line))
+		v := c.Classify(Exit{Code: 1}, s, time.Time{})
+		assert.Equal(t, Transient, v.Class, line)
+		assert.Empty(t, v.Rule, "%q decided the failure", line)
+	}
 }
