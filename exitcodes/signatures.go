@@ -66,7 +66,7 @@ func certificateLiterals() []string {
 // for sigDef.need: its "file.c:12:3: error: " form would otherwise be
 // sought as "error: ", which many lines contain.
 func compileErrorLiterals() []string {
-	return []string{"ompile error", "ompile failed", "ompilation error", "ompilation failed", " exit status", "undefined: ", "and not used", ": error: ", ": fatal error: "}
+	return []string{"ompile error", "ompile failed", "ompilation error", "ompilation failed", " exit status", "linker command failed", "' failed with exit ", "undefined: ", "and not used", ": error: ", ": fatal error: "}
 }
 
 // HTTP status fragments for signatures: the terminal statuses the issue
@@ -158,7 +158,7 @@ func signatureTable() []sigDef {
 		{sigStop, `[Uu]nknown (?:configuration |config )?(?:key|field|property|setting|parameter|attribute|directive)|[Ii]nvalid (?:value|argument|option|flag|command|parameter|input|configuration|config|format|syntax|selector|expression|reference|URL|url)|[Mm]issing (?:\d+ )?(?:required|configuration|config)\b|\b(?:argument|option|value|flag|parameter|path)['"\x60]? (?:is|was) (?:invalid|not valid)\b|expects (?:a|an|one) (?:value|argument)|requires an argument|\b(?:is|are) required\b|[Rr]equired (?:argument|option|flag|parameter|field|property|key)s? (?:is |are )?(?:missing|not (?:set|provided|specified|given))`, "configuration or input error: unknown key, invalid value, missing setting", nil},
 		{sigStop, `[Uu]nsupported (?:[\w-]+ )?(?:protocol|version|option|flag|argument|value|format|platform|architecture|operation|feature|type)|\b(?:is|are) not supported\b[^,]*$|[Ii]ncompatible (?:versions?|with)`, "not supported or incompatible", nil},
 		{sigStop, `\b[Pp]arse error\b|[Pp]arsing error|[Ee]rror (?:while )?parsing|(?:[Ff]ailed to|[Uu]nable to|[Cc]ould(?:n't| not)|cannot) (?:parse|decode|unmarshal)|[Ii]nvalid (?:JSON|YAML|TOML|XML|json|yaml|toml)|JSONDecodeError|yaml: (?:line \d+|unmarshal)|mapping values are not allowed|(?:did|could) not (?:find|found) expected|while scanning a (?:simple key|block)|found character that cannot start|[Uu]nexpected (?:token|character|symbol|identifier|keyword|indent)`, "parse error in a file or input", nil},
-		{sigStop, `\bcompile errors?\b|[Cc]ompil(?:e|ation) (?:error|failed)|ld returned \d+ exit status|\bundefined: \w|declared and not used|imported and not used|\.\w+:\d+(?::\d+)?: (?:fatal )?error: `, "compile error", compileErrorLiterals()},
+		{sigStop, `\bcompile errors?\b|[Cc]ompil(?:e|ation) (?:error|failed)|ld returned \d+ exit status|linker command failed|command '[^']+' failed with exit (?:status|code) \d+|\bundefined: \w|declared and not used|imported and not used|\.\w+:\d+(?::\d+)?: (?:fatal )?error: `, "compile error", compileErrorLiterals()},
 		{sigStop, `\balready exists\b|AlreadyExists|ALREADY_EXISTS|already been (?:taken|registered|published|used)|previously published|[Ff]ile exists\b|\bEEXIST\b|[Dd]uplicate (?:key|entry)`, "already exists", nil},
 		{sigStop, `[Pp]ayment (?:information|method|details|[Rr]equired)|credit card|[Bb]illing (?:account|details|information|is (?:not enabled|disabled))|[Tt]rial (?:has )?(?:expired|ended)|[Ss]ubscription (?:has )?(?:expired|ended|been cancell?ed|is (?:not active|inactive|suspended))|[Uu]pgrade your (?:plan|account|subscription)|[Ii]nsufficient (?:funds|credits?|balance)|[Oo]ut of credits|(?:[Dd]isk|[Ss]torage) quota\b|[Aa]ccount (?:is |has been )?(?:suspended|disabled|locked|deactivated)`, "billing, plan or hard quota", nil},
 
