@@ -88,6 +88,15 @@ func FuzzClassify(f *testing.F) {
 	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR 1452 (23000) at line 42: Cannot add or update a child row\nERROR 1290 (HY000): The MySQL server is running with the --read-only option"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("# example.com/app\n./main.go:7:2: \"os\" imported and not used"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("error NU1301: Unable to load the service index\nerror NU1101: Unable to find package Serilog"))
+	// Families of issue 14: a tool's own words for a missing thing or
+	// credentials, a reply word before a status, parse and link errors,
+	// and the transient forms that share their words.
+	f.Add(1, uint8(0), false, uint8(0), []byte(" ▸    Couldn't find that app.\nerror: no stack named 'org/dev' found\nPULUMI_ACCESS_TOKEN must be set for login"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Fatal: unable to open config file: Stat: 401\n[!] CDN: Response: 403\nRESPONSE 503: 503 Server Busy"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("yaml: line 12: did not find expected key\njq: 1 compile error\ncollect2: error: ld returned 1 exit status"))
+	f.Add(2, uint8(0), false, uint8(0), []byte("gzip: stdin: unexpected end of file\ntar: Unexpected EOF in archive\nE: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1797 (apt-get)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Remote: Bad owner or permissions on /home/u/.ssh/config\nConnection closed by remote host."))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Warning: ccache not found, building without it\nHTTP/2 is not supported by the proxy, retrying\nno healthy upstream"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

@@ -69,7 +69,9 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 	for _, s := range []string{"read: connection reset by peer", "TLS HANDSHAKE TIMEOUT", "exit code 7", "Retry-After: 30", "curl: (22) The requested URL returned error: 503", "x",
 		"HTTP 404: Not Found", "status code: 401", "RATE LIMIT exceeded", "Toomanyrequests: Rate exceeded", "ModuleNotFoundError: No module named 'x'", "ta\u212Aen",
 		"GET https://api.example.com/v2/x: 401 (request \"f3c2\")", "error: [409] Conflict", "ref:v2: not found", "Please run 'az login'",
-		"fatal: detected dubious ownership in repository at '/src'", "Error: Cannot perform an interactive login from a non TTY device", "yaml: line 35: mapping values are not allowed in this context"} {
+		"fatal: detected dubious ownership in repository at '/src'", "Error: Cannot perform an interactive login from a non TTY device", "yaml: line 35: mapping values are not allowed in this context",
+		"Stat: 401", "RESPONSE 403: 403", "Compile error", "main.c:3:1: fatal error: x.h: No such file or directory", "collect2: error: ld returned 1 exit status",
+		"error: no stack named 'a/b' found", "Couldn't find that app.", "We need your payment information", "Invalid character '<' looking for beginning of value"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})

@@ -146,7 +146,7 @@ const SignaturesName = "signatures"
 func SignatureInfo() PresetInfo {
 	return PresetInfo{
 		Name:        SignaturesName,
-		Description: "every program, after its preset: HTTP 4xx/5xx wording, refused credentials, untrusted certificates, missing packages, usage and compile errors vs connection failures, timeouts, rate limits; tracebacks judged from their last error",
+		Description: "every program, after its preset: HTTP 4xx/5xx wording, refused or missing credentials, untrusted certificates, missing packages and named things, usage, configuration, parse and compile errors, billing stops vs connection failures, cut transfers, timeouts, rate limits, held locks; tracebacks judged from their last error",
 		Programs:    []string{"*"},
 	}
 }

@@ -51,6 +51,24 @@ func httpStopCodes() []string {
 
 func httpRetryCodes() []string { return []string{"429", "500", "502", "503", "504"} }
 
+// certificateLiterals are the literals of the certificate signature, for
+// sigDef.need: found in its pattern, the shortest would be "ertificate",
+// which every line naming the ca-certificates package contains.
+func certificateLiterals() []string {
+	return []string{"x509: ", "certificate verify failed", "CERTIFICATE_VERIFY_FAILED", "SSL certificate problem",
+		"unable to get local issuer certificate", "signed certificate in certificate chain", "PKIX path building failed",
+		"unable to find valid certification path", "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+		"UNABLE_TO_GET_ISSUER_CERT_LOCALLY", "DEPTH_ZERO_SELF_SIGNED_CERT", "ERR_TLS_CERT_ALTNAME_INVALID",
+		"certificate signed by unknown authority", "SSLCertVerificationError"}
+}
+
+// compileErrorLiterals are the literals of the compile error signature,
+// for sigDef.need: its "file.c:12:3: error: " form would otherwise be
+// sought as "error: ", which many lines contain.
+func compileErrorLiterals() []string {
+	return []string{"ompile error", "ompile failed", "ompilation error", "ompilation failed", " exit status", "linker command failed", "' failed with exit ", "undefined: ", "and not used", ": error: ", ": fatal error: "}
+}
+
 // HTTP status fragments for signatures: the terminal statuses the issue
 // of a 4xx names (the others are rarer and left to the default), and the
 // transient ones.
@@ -69,13 +87,12 @@ func httpForms(codes string) string {
 	// The forms that end just before the code share one copy of it: a
 	// regexp small enough for the backtracking matcher, which runs far
 	// faster than the automaton larger ones need.
-	before := `\bHTTP(?:/[0-9.]+)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` +
-		`|\b[Ss]tatus(?:[ _]?[Cc]ode)?["']?[ \t]*[:=]?[ \t]*["']?` +
+	before := `\bHTTP(?:/[0-9.]+|Error:?)?[ :]+(?:[Ee]rror[: ]+|[Ss]tatus[: ]+|[Cc]ode[: ]+|[Rr]esponse[: ]+)?` +
+		`|\b[Ss]tat(?:us(?:[ _]?[Cc]ode)?)?["']?[ \t]*[:=]?[ \t]*["']?` +
 		`|\b(?:[Cc]ode|[Ee]rror)[=:] ?` +
-		`|\bHTTPError:? ` +
 		`|[a-z](?:Exception|Error): ` +
 		`|returned error: ` +
-		`|\bresponse (?:code|status) ` +
+		`|\b(?:[Rr]esponse|RESPONSE)(?: code| status)?:? ` +
 		`|https?://\S+: ` +
 		`|\b[Ff]ailed: `
 	return `(?:` + before + `)` + codes + `\b` +
@@ -101,22 +118,28 @@ func httpPhrase(codes, phrases string) string {
 func signatureTable() []sigDef {
 	return []sigDef{
 		// Terminal, whatever else was printed.
-		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", nil},
+		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
 		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
+		{sigStopSure, `Bad owner or permissions on|Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE|Unable to negotiate with|[Nn]o matching (?:host key type|key exchange method|cipher|MAC) found`, "ssh refused the host key, its configuration or the key file", nil},
+		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
 		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError`, "a module or class the program needs is missing", nil},
 
 		// Transient.
-		{sigRetry, `[Cc]onnection (?:refused|reset|timed out|aborted)|CONNECTION_REFUSED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|socket hang up|[Nn]o route to host|[Nn]etwork is unreachable|[Cc]onnection (?:closed by|was closed|lost|unexpectedly closed)|closed the connection unexpectedly|[Ss]erver closed the connection|unexpected EOF|http2: server sent GOAWAY`, "the connection failed or was cut", nil},
-		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould not resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError`, "name resolution failed", nil},
-		{sigRetry, `i/o timeout|TLS handshake timeout|[Hh]andshake timed out|[Dd]eadline exceeded|DEADLINE_EXCEEDED|Client\.Timeout exceeded|[Tt]imed out|[Tt]imeout (?:exceeded|expired|reached|waiting)|SocketTimeoutException|ReadTimeout|ConnectTimeout|TimeoutError|socket\.timeout`, "a timeout", nil},
+		{sigRetry, `[Cc]onnection (?:refused|reset|timed out|aborted|termination|timeout)|CONNECTION_REFUSED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|socket hang up|[Nn]o route to host|[Nn]etwork is unreachable|[Cc]onnection (?:closed by|was (?:forcibly )?closed|lost|unexpectedly closed)|closed the connection unexpectedly|[Ss]erver closed the connection|unexpected EOF|http2: server sent GOAWAY`, "the connection failed or was cut", nil},
+		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould not resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError|[Nn]o such host|[Hh]ost (?:name )?not found|[Nn]ame or service not known|[Cc]ould not resolve proxy`, "name resolution failed", nil},
+		{sigRetry, `i/o timeout|TLS handshake timeout|[Hh]andshake (?:timed out|eof)|[Dd]eadline exceeded|DEADLINE_EXCEEDED|Client\.Timeout exceeded|[Tt]imed out|[Tt]imeout (?:exceeded|expired|reached|waiting)|SocketTimeoutException|ReadTimeout|ConnectTimeout|TimeoutError|socket\.timeout`, "a timeout", nil},
 		{sigRetry, `(?:ConnectException|SocketException|NoRouteToHostException|HttpRetryException|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|BrokenPipeError|NewConnectionError|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|ProtocolError)\b|requests\.exceptions\.ConnectionError|Max retries exceeded with url`, "a runtime's network exception", nil},
 		{sigRetry, httpForms(sigHTTPRetry) + `|` + httpPhrase(sigHTTPRetry, sigPhraseRetry), "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
 		{sigRetry, `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b`, "gRPC: unavailable, deadline exceeded, exhausted or aborted", nil},
-		{sigRetry, `[Rr]ate[ -]?[Ll]imit|RATE_LIMIT|[Tt]hrottl|THROTTL|[Tt]oo [Mm]any [Rr]equests|TOO_MANY_REQUESTS|SlowDown|[Ss]low down`, "rate limited", nil},
-		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only`, "the service is unavailable for now", nil},
+		{sigRetry, `[Rr]ate[ -]?[Ll]imit|RATE_LIMIT|[Tt]hrottl|THROTTL|[Tt]oo [Mm]any [Rr]equests|TOO_MANY_REQUESTS|SlowDown|[Ss]low down|ResourceExhausted|RESOURCE_EXHAUSTED|[Qq]uota exceeded for quota metric`, "rate limited", nil},
+		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only|[Nn]o healthy (?:upstream|endpoint|backend|host|instance|replica)|not ready yet|[Cc]ould(?:n't| not) find (?:a |any )?(?:ready|healthy|running) `, "the service is unavailable for now", nil},
 		{sigRetry, `database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|[Tt]oo many connections|[Dd]eadlock (?:found|detected)|could not serialize access|[Ll]ock wait timeout|MySQL server has gone away|Lost connection to (?:MySQL|server)|Can't connect to (?:local )?MySQL server|could not connect to server|[Ii]s the (?:server|[Dd]ocker daemon) running|remaining connection slots are reserved`, "the database is not ready or busy", nil},
+
+		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
+		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$`, "the transfer broke off or never connected", nil},
+		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
 
 		// Terminal unless something transient was printed too.
 		{sigStop, httpForms(sigHTTPStop) + `|` + httpPhrase(sigHTTPStop, sigPhraseStop), "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},
@@ -126,6 +149,18 @@ func signatureTable() []sigDef {
 		{sigStop, `[Nn]o space left on device|\bENOSPC\b`, "no space left on the device", nil},
 		{sigStop, `SyntaxError: |IndentationError: |TabError: |NameError: |\berror\[E[0-9]{4}\]|[Cc]ould not compile|COMPILATION ERROR|[Cc]ompilation failed|\berror (?:CS|TS|FS|BC)[0-9]{4}:|cannot find symbol|undefined reference to|[Ss]yntax error`, "compile, syntax or parse error", nil},
 		{sigStop, `[Uu]nknown (?:command|subcommand|option|flag|shorthand flag|argument)|[Uu]nrecognized (?:option|arguments?|command)|[Ii]nvalid (?:option|choice)|[Nn]o such (?:option|command|subcommand)|flag provided but not defined|the following arguments are required|required arguments were not provided|required flag\(s\) .* not set|Error: Missing (?:option|argument) ['"]|unexpected argument|[Uu]nknown lifecycle phase|: command not found|is not a [a-z-]+ command|[Uu]nknown (?:key|field|property)\b|no configuration has been provided|^[Uu]sage: [\w./-]+ (?:\[|<|-{1,2}\w|[A-Z]+\b)`, "usage error: unknown command or option", nil},
+
+		{sigStop, `(?:[Ff]ailed to|[Uu]nable to|[Cc]ould(?:n't| not)) authenticate|AuthenticationFailed|(?:SASL auth(?:entication)?|failed SASL) (?:failed|auth)\b|[Uu]nable to (?:use|validate|verify) (?:the )?(?:supplied |provided |given )?(?:token|credentials|API key)|[Ii]nvalid (?:[\w-]+ )?(?:token|credentials?|API key|api key|secret|password)\b|[Tt]oken (?:provided |has been |is )*(?:invalid|not valid|expired|revoked)|[Ee]xpired [Tt]oken|[Nn]ot enough permissions|[Ii]nsufficient (?:permissions|privileges|scopes?)|Resource not accessible by (?:[Ii]ntegration|personal access token)`, "credentials refused, in a tool's words", nil},
+		{sigStop, `[Nn]o (?:password|token|credentials?|API key|api key|(?:auth(?:entication)?|access|API|api) (?:token|key)) (?:was |were |is |are )?(?:provided|supplied|given|found|set|configured|specified)|[Mm]issing (?:credentials|API key|api key|(?:auth(?:entication)?|access|API|api) (?:token|key))|(?:[Cc]ould not|[Uu]nable to) (?:load|locate) (?:AWS )?credentials|_(?:TOKEN|KEY|SECRET|PASSWORD)\b[^.,]{0,30}?(?:must be (?:set|provided)|is (?:not set|required|missing|empty))(?:$|[^,])`, "credentials missing: set a password or token", nil},
+		{sigStop, `[Ll]ogin required|[Pp]lease (?:log ?in|login|sign in|authenticate)|need to (?:log ?in|login|sign in|authenticate)|have to (?:log ?in|login|sign in|authenticate)|[Nn]ot (?:signed|logged) in|[Pp]lease re-?authenticate`, "not logged in", nil},
+		{sigStop, `\b[A-Za-z]+['"\x60]? not found(?:$|[.:!)\]'"]| \()|\b(?:HttpError|[Ee]rror)\]?: Not Found\b|[Cc]ould not resolve to an? [A-Z]\w+ with|(?:[Cc]ould(?:n't| not)|[Uu]nable to) find (?:that|the|this|your|any|a|an|specified|matching|one of|file|config|module|package|[A-Z][a-z]+(?: ['"]|$))\b|[Uu]nable to locate (?:that|the|this|your|any|a|an|specified|matching|file|config|module|package)\b|\b[Nn]o [\w-]+ named ['"\x60][^'"\x60]*['"\x60] found|\b[Nn]o (?:[\w-]+ ){1,2}(?:was |were |is )?(?:specified|provided|given|selected)(?:[.;!:]|$)|\bdoes(?:n't| not) exist\b|[Nn]ot a (?:valid|directory)\b|[Cc]annot find (?:the )?(?:file|path)`, "a thing the command names is missing, in a tool's words", nil},
+		{sigStop, `\b(?:open|stat|lstat|chdir|readlink) [^\s:]+: no such file or directory|ENOENT: no such file or directory, (?:open|stat|lstat|scandir) |No such file or directory: ['"]|(?:cannot stat|cannot access|[Cc]annot open|can't open) .*No such file or directory`, "a file the command names does not exist", nil},
+		{sigStop, `[Uu]nknown (?:configuration |config )?(?:key|field|property|setting|parameter|attribute|directive)|[Ii]nvalid (?:value|argument|option|flag|command|parameter|input|configuration|config|format|syntax|selector|expression|reference|URL|url)|[Mm]issing (?:\d+ )?(?:required|configuration|config)\b|\b(?:argument|option|value|flag|parameter|path)['"\x60]? (?:is|was) (?:invalid|not valid)\b|expects (?:a|an|one) (?:value|argument)|requires an argument|\b(?:is|are) required\b|[Rr]equired (?:argument|option|flag|parameter|field|property|key)s? (?:is |are )?(?:missing|not (?:set|provided|specified|given))`, "configuration or input error: unknown key, invalid value, missing setting", nil},
+		{sigStop, `[Uu]nsupported (?:[\w-]+ )?(?:protocol|version|option|flag|argument|value|format|platform|architecture|operation|feature|type)|\b(?:is|are) not supported\b[^,]*$|[Ii]ncompatible (?:versions?|with)`, "not supported or incompatible", nil},
+		{sigStop, `\b[Pp]arse error\b|[Pp]arsing error|[Ee]rror (?:while )?parsing|(?:[Ff]ailed to|[Uu]nable to|[Cc]ould(?:n't| not)|cannot) (?:parse|decode|unmarshal)|[Ii]nvalid (?:JSON|YAML|TOML|XML|json|yaml|toml)|JSONDecodeError|yaml: (?:line \d+|unmarshal)|mapping values are not allowed|(?:did|could) not (?:find|found) expected|while scanning a (?:simple key|block)|found character that cannot start|[Uu]nexpected (?:token|character|symbol|identifier|keyword|indent)`, "parse error in a file or input", nil},
+		{sigStop, `\bcompile errors?\b|[Cc]ompil(?:e|ation) (?:error|failed)|ld returned \d+ exit status|linker command failed|command '[^']+' failed with exit (?:status|code) \d+|\bundefined: \w|declared and not used|imported and not used|\.\w+:\d+(?::\d+)?: (?:fatal )?error: `, "compile error", compileErrorLiterals()},
+		{sigStop, `\balready exists\b|AlreadyExists|ALREADY_EXISTS|already been (?:taken|registered|published|used)|previously published|[Ff]ile exists\b|\bEEXIST\b|[Dd]uplicate (?:key|entry)`, "already exists", nil},
+		{sigStop, `[Pp]ayment (?:information|method|details|[Rr]equired)|credit card|[Bb]illing (?:account|details|information|is (?:not enabled|disabled))|[Tt]rial (?:has )?(?:expired|ended)|[Ss]ubscription (?:has )?(?:expired|ended|been cancell?ed|is (?:not active|inactive|suspended))|[Uu]pgrade your (?:plan|account|subscription)|[Ii]nsufficient (?:funds|credits?|balance)|[Oo]ut of credits|(?:[Dd]isk|[Ss]torage) quota\b|[Aa]ccount (?:is |has been )?(?:suspended|disabled|locked|deactivated)`, "billing, plan or hard quota", nil},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
