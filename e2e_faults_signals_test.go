@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -316,5 +317,32 @@ func stormAtExit(t *testing.T, rnd *rand.Rand) (syscall.WaitStatus, string, erro
 			return 0, stderr(), errors.New("retry did not exit")
 		}
 		_ = r.cmd.Process.Signal(storm())
+	}
+}
+
+func TestAnAttemptIsStoppedWhenRetryItselfIsKilled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "TERM"},
+		{[]string{"--signal", "INT"}, "INT"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := `trap 'echo TERM > "$0/got"; exit 0' TERM; trap 'echo INT > "$0/got"; exit 0' INT; echo $$ > "$0/pid"; while :; do sleep 0.02; done`
+			c := exec.Command(retryBin, append(tc.args, "--", "sh", "-c", script, dir)...)
+			c.Env = cleanEnv()
+			require.NoError(t, c.Start())
+			pid := awaitPids(t, filepath.Join(dir, "pid"), 1)[0]
+			killOnCleanup(t, pid)
+			require.NoError(t, c.Process.Kill()) // SIGKILL: retry can forward nothing
+			_ = c.Wait()
+			got := awaitLines(t, filepath.Join(dir, "got"), 1)
+			assert.Equal(t, []string{tc.want}, got, "the attempt got retry's stop signal")
+			require.Eventually(t, func() bool { return !alive(pid) }, eventLimit, 5*time.Millisecond, "the attempt ended")
+		})
 	}
 }

@@ -43,6 +43,13 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
+	// If retry dies while the attempt runs, the attempt is stopped as a
+	// timeout would stop it (SIGKILL without a stop signal, as clearGroup).
+	stop := c.Signal
+	if stop == 0 {
+		stop = syscall.SIGKILL
+	}
+	stopWithRetry(attr, stop)
 	tty := -1
 	if fd, ok := foregroundTerminal(c.Stdin); ok {
 		tty = fd
