@@ -383,3 +383,24 @@ func TestRedisStateWithoutAClientSaysThisBuildHasNone(t *testing.T) {
 func dialRedis(url string, timeout time.Duration) (RedisClient, error) {
 	return redisclient.Dial(url, timeout)
 }
+
+func TestARedisURLThatDoesNotParseKeepsItsPasswordSecret(t *testing.T) {
+	t.Parallel()
+	for _, spec := range []string{
+		"redis://:hun%zzter@127.0.0.1:6379/0", // an escape that is not one
+		"redis://user:s3cr%t@127.0.0.1:6379/0",
+	} {
+		_, err := OpenStore(spec, Options{Redis: dialRedis})
+		require.Error(t, err, spec)
+		assert.NotContains(t, err.Error(), "hun", spec)
+		assert.NotContains(t, err.Error(), "s3cr", spec)
+		assert.Contains(t, err.Error(), "percent-encoded", "it says what would be right")
+	}
+}
+
+func TestRedactHidesOnlyARedisPassword(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "redis://:xxxxx@h:6379/0", Redact("redis://:pw@h:6379/0"))
+	assert.Equal(t, "/var/lib/a%zz", Redact("/var/lib/a%zz"), "a directory is shown as it is")
+	assert.NotContains(t, Redact("rediss://:p%zz@h:1/0"), "p%zz")
+}

@@ -135,7 +135,16 @@ func DefaultSpec(getenv func(string) string, homeDir func() (string, error)) (st
 	return filepath.Join(home, ".local", "state", "retry"), nil
 }
 
-// redact hides a password in a store spec, for messages.
+// Redact is spec as a message may show it: a Redis URL with its password
+// hidden; anything else (a directory) as it is.
+func Redact(spec string) string {
+	if !IsRedis(spec) {
+		return spec
+	}
+	return redact(spec)
+}
+
+// redact hides a password in a Redis URL, for messages.
 func redact(spec string) string {
 	u, err := url.Parse(spec)
 	if err != nil {

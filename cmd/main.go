@@ -68,7 +68,8 @@ type Deps struct {
 // signals it was not started with ignored (a shell leaves those ignored),
 // for a process that exits when Main returns.
 func SystemDeps() Deps {
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOffToRedisBuild}
+	handOff := redisHandOff() // before os.Environ: it may take a variable out
+	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOff}
 }
 
 // Main runs retry with args (without the program name) and returns the
@@ -93,6 +94,12 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 			relay.Stop()
 		}
 	}()
+	deps.HandOff = handOffOnce(deps.HandOff, func() syscall.Signal {
+		if relay == nil {
+			return 0
+		}
+		return relay.Received()
+	})
 	code := exitcodes.OK
 	args, sources, err := withLayers(args, deps)
 	if err != nil {

@@ -1,8 +1,11 @@
 package cmd
 
 import (
+	"encoding/binary"
 	"io"
+	"math/rand/v2"
 	"os"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -29,12 +32,24 @@ func randomBytes(b []byte) {
 }
 
 // urandom fills b from /dev/urandom, as crypto/rand does without
-// getrandom; b stays as it is if that cannot be read.
+// getrandom. Where that cannot be read either (a container without
+// /dev), it fills b from the clock and the process id, which are not
+// secret but differ from run to run: two runs must never share an
+// idempotency key or a seed.
 func urandom(b []byte) {
-	f, err := os.Open("/dev/urandom")
-	if err != nil {
-		return
+	if f, err := os.Open("/dev/urandom"); err == nil {
+		defer f.Close()
+		if _, err := io.ReadFull(f, b); err == nil {
+			return
+		}
 	}
-	defer f.Close()
-	_, _ = io.ReadFull(f, b)
+	clockRandom(b, time.Now(), os.Getpid())
+}
+
+// clockRandom fills b from a generator seeded with now and pid.
+func clockRandom(b []byte, now time.Time, pid int) {
+	var seed [32]byte
+	binary.LittleEndian.PutUint64(seed[:], uint64(now.UnixNano()))
+	binary.LittleEndian.PutUint64(seed[8:], uint64(pid))
+	_, _ = rand.NewChaCha8(seed).Read(b)
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -123,4 +124,44 @@ func TestCompletionNeverHandsOff(t *testing.T) {
 	h.deps(&d)
 	assert.Empty(t, breakerKeys(d))
 	assert.Zero(t, h.calls)
+}
+
+func TestTheHandOffIsTriedOnceAndNotAfterASignalWasCaught(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	handOff := func() error { calls++; return errors.New("no retry-redis") }
+	caught := syscall.Signal(0)
+	once := handOffOnce(handOff, func() syscall.Signal { return caught })
+	require.EqualError(t, once(), "no retry-redis")
+	require.EqualError(t, once(), "no retry-redis", "a later call says the same")
+	assert.Equal(t, 1, calls, "the exec is tried once")
+
+	calls, caught = 0, syscall.SIGTERM
+	err := handOffOnce(handOff, func() syscall.Signal { return caught })()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "interrupted by SIGTERM")
+	assert.Zero(t, calls, "an exec would lose the signal")
+	assert.Nil(t, handOffOnce(nil, nil), "no hand-off stays none")
+}
+
+func TestARunWithBreakerAndLearnedTimeoutInRedisTriesTheHandOffOnce(t *testing.T) {
+	t.Parallel()
+	var h handOffs
+	r := runFakedWith(t, fake(exits(0)), nil, h.deps, "--breaker", "k", "--timeout", "auto,1m", "--state", "redis://127.0.0.1:1/0", "--", "prog")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, 1, h.calls)
+}
+
+func TestSubcommandErrorsHideTheRedisPassword(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"breaker", "status", "k", "--state", "redis://:hunter2@127.0.0.1:1/0"},
+		{"timing", "list", "--state", "redis://:hunter2@127.0.0.1:1/0"},
+	} {
+		var h handOffs
+		r := runFakedWith(t, fake(exits(0)), nil, h.deps, args...)
+		assert.Equal(t, 125, r.code, r.stderr)
+		assert.NotContains(t, r.stderr, "hunter2", args[0])
+		assert.Contains(t, r.stderr, "redis://:xxxxx@127.0.0.1:1/0", args[0])
+	}
 }

@@ -9,6 +9,7 @@ package redisclient
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,10 @@ func Dial(url string, timeout time.Duration) (*Client, error) {
 	quietRedis.Do(func() { redis.SetLogger(silentLogger{}) })
 	opts, err := redis.ParseURL(url)
 	if err != nil {
+		if strings.Contains(err.Error(), url) {
+			// url.Parse's message quotes the URL, password and all.
+			return nil, errors.New("not a valid URL: want redis://[USER:PASSWORD@]HOST:PORT/DB, with the password's special characters percent-encoded")
+		}
 		return nil, err
 	}
 	opts.DialTimeout = timeout
