@@ -43,8 +43,9 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
-	// If retry dies while the attempt runs, the attempt is stopped as a
-	// timeout would stop it (SIGKILL without a stop signal, as clearGroup).
+	// If retry dies while the attempt runs, the attempt's own process
+	// gets the stop signal (SIGKILL without one, as clearGroup has it);
+	// the rest of its group is not reached, and no SIGKILL follows.
 	stop := c.Signal
 	if stop == 0 {
 		stop = syscall.SIGKILL
