@@ -179,7 +179,7 @@ func signatureTable() []sigDef {
 		{sigStop, `[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined`, "no input to work on", nil},
 		{sigStop, `[Uu]nable to load (?:[Cc]ertificate|(?:[Pp]rivate |[Pp]ublic |client )?[Kk]ey)|[Cc]annot load certificate|Could not open file or uri|[Cc]ould not (?:read|load) (?:the )?(?:certificate|private key|key file)`, "a certificate or key file cannot be loaded", nil},
 		{sigStop, `not allowed by (?:the )?(?:security )?policy|[Dd]enied by (?:the )?(?:[\w-]+ )?polic(?:y|ies)|blocked due to the following polic|\(invalid_input\b|\binvalid_request_error\b|\bInvalidParameter(?:Value|Combination)\b`, "a policy forbids it, or an API rejected the input", nil},
-		{sigStop, `[Mm]issing [A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)\b|(?:[Ss]et|[Pp]rovide) (?:the |a |an )?[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET)\b`, "a release or API token is not set", nil},
+		{sigStop, `[Mm]issing [A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)\b|_(?:TOKEN|PAT)\b[^.,;]{0,30}?(?:not set|is unset|is missing)(?:$|[.;])|(?:[Ss]et|[Pp]rovide) (?:the |a |an )?[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET)\b`, "a release or API token is not set", nil},
 		{sigStop, `requires (?:a different )?(?:Ruby|Python|Node(?:\.js)?|PHP|rustc) (?:version|[\d~><=])|[Yy]our bundle only supports platforms|is not a supported wheel on this platform|not compatible with (?:this|the current|your) (?:platform|Ruby|Python)`, "a version or platform the package does not support", nil},
 		{sigStop, `[Nn]o remote ['"][^'"]+['"] (?:defined|configured|found)|[Rr]emote ['"][^'"]+['"] (?:not found|does not exist|is not defined)|does not appear to be a git repository|is this a git repository\?`, "a remote or repository not configured", nil},
 
