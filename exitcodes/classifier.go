@@ -67,6 +67,8 @@ type source struct {
 	// need, when set, replaces the literals found in the pattern as its
 	// prefilter: every match contains one of them.
 	need []string
+	// tier is the signature's tier, 0 for other patterns.
+	tier sigTier
 }
 
 // lazyState is what a Classifier builds on first use, once.
@@ -183,7 +185,7 @@ func (c *Classifier) rules() *lazyState {
 		}
 		if c.signaturesOn {
 			for _, d := range signatureTable() {
-				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match, need: d.need}), desc: d.desc})
+				l.signatures = append(l.signatures, activeSig{tier: d.tier, m: add(source{text: d.match, need: d.need, tier: d.tier}), desc: d.desc})
 			}
 		}
 	})
@@ -203,6 +205,7 @@ func (c *Classifier) compiled() *lazyState {
 			}
 			l.matchers[i] = newMatcher(re)
 			l.matchers[i].capture = src.capture
+			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop
 			if len(src.need) > 0 {
 				l.matchers[i].need, l.matchers[i].fold = exactLiterals(src.need), false
 			}
@@ -301,8 +304,12 @@ func (s *Scan) Line(line []byte) {
 		s.hits = make([]hit, len(matchers))
 	}
 	s.grams.fill(line)
+	goesOn := false // the line goes on to say what the program does about a missing thing
 	for i := range matchers {
 		m := &matchers[i]
+		if goesOn && m.stop {
+			continue
+		}
 		if m.fold && !folded {
 			s.folded = foldLine(s.folded, line)
 			s.foldedGrams.fill(s.folded)
@@ -315,6 +322,7 @@ func (s *Scan) Line(line []byte) {
 		if loc == nil {
 			continue
 		}
+		goesOn = goesOn || m.goesOn
 		h := &s.hits[i]
 		h.seq = s.seq
 		if m.capture {

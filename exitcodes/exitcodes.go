@@ -37,7 +37,9 @@
 //     for no named reason (not a sysexits code, nor a shell's 128+n): messages that mean the same whatever printed
 //     them, such as "HTTP 404" or "connection refused". A transient
 //     signature beats a terminal one unless the terminal one is sure
-//     (certificates, credentials, missing modules); where a runtime
+//     (certificates, credentials, missing modules); the terminal ones are not sought on
+//     a line that goes on to say what the program does about a missing
+//     thing ("was not found. Fetching box"); where a runtime
 //     reported the error that ended the program (a traceback's last
 //     exception), the output from there on is judged first.
 //  10. The default table, Classify.

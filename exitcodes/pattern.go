@@ -86,6 +86,9 @@ type matcher struct {
 	fold bool
 	// capture is set for wait patterns, whose first group is kept.
 	capture bool
+	// goesOn is set for the sigGoesOn signature, and stop for the sigStop
+	// ones that a line it matched skips; goesOn precedes them.
+	goesOn, stop bool
 }
 
 // literal is a string a matching line must contain, exactly or (fold)

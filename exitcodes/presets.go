@@ -185,7 +185,8 @@ func PresetRules(name string) ([]RuleRow, error) {
 
 // signatureRows lists the signatures: Class is "terminal" or "transient",
 // "terminal" with a description starting "sure:" for those that beat a
-// transient signature, and "last-error" for the lines a runtime reports
+// transient signature, "info" for the lines on which
+// the other terminal signatures are not sought, and "last-error" for the lines a runtime reports
 // the error that ended the program with.
 func signatureRows() []RuleRow {
 	var rows []RuleRow
@@ -196,6 +197,8 @@ func signatureRows() []RuleRow {
 			row.Class, row.Description = "terminal", "sure: "+d.desc
 		case sigRetry:
 			row.Class = "transient"
+		case sigGoesOn:
+			row.Class = "info"
 		case sigStop:
 			row.Class = "terminal"
 		case sigDeath:

@@ -30,6 +30,11 @@ const (
 	// on is judged first, so a script that logged a retried "connection
 	// reset" and then died of an HTTP 404 is terminal.
 	sigDeath
+	// sigGoesOn marks a line that reports something missing and goes on
+	// to say what the program does about it (vagrant's "Box 'precise64'
+	// was not found. Fetching box from specified URL"): an INFO line, on
+	// which the sigStop signatures are not sought.
+	sigGoesOn
 )
 
 // sigDef is one signature. need, when set, lists literals of which every
@@ -172,7 +177,7 @@ func signatureTable() []sigDef {
 
 		// Transient.
 		{sigRetry, `[Cc]onnection (?:refused|reset|timed out|aborted|termination|timeout)|CONNECTION_REFUSED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|socket hang up|[Nn]o route to host|[Nn]etwork is unreachable|[Cc]onnection (?:closed by|was (?:forcibly )?closed|lost|unexpectedly closed)|closed the connection unexpectedly|[Ss]erver closed the connection|unexpected EOF|http2: server sent GOAWAY`, "the connection failed or was cut", nil},
-		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould not resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError|[Nn]o such host|[Hh]ost (?:name )?not found|[Nn]ame or service not known|[Cc]ould not resolve proxy`, "name resolution failed", nil},
+		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould(?:n't| not) resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError|[Nn]o such host|[Hh]ost (?:name )?not found|[Nn]ame or service not known|[Cc]ould not resolve proxy`, "name resolution failed", nil},
 		{sigRetry, `i/o timeout|TLS handshake timeout|[Hh]andshake (?:timed out|eof)|[Dd]eadline exceeded|DEADLINE_EXCEEDED|Client\.Timeout exceeded|[Tt]imed out|[Tt]imeout (?:exceeded|expired|reached|waiting)|SocketTimeoutException|ReadTimeout|ConnectTimeout|TimeoutError|socket\.timeout`, "a timeout", nil},
 		{sigRetry, `(?:ConnectException|SocketException|NoRouteToHostException|HttpRetryException|ConnectionRefusedError|ConnectionResetError|ConnectionAbortedError|BrokenPipeError|NewConnectionError|RemoteDisconnected|IncompleteRead|ChunkedEncodingError|ProtocolError)\b|requests\.exceptions\.ConnectionError|Max retries exceeded with url`, "a runtime's network exception", nil},
 		{sigRetry, httpForms(sigHTTPRetry) + `|` + httpPhrase(sigHTTPRetry, sigPhraseRetry), "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
@@ -184,6 +189,10 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
 		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$|[Tt]ried to reconnect at offset|[Pp]remature EOF|[Rr]ead error at byte|[Cc]onnection closed prematurely|transfer failed for \S+$`, "the transfer broke off or never connected", nil},
 		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Cc]an't (?:acquire|obtain) (?:the |a )?lock\b|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
+
+		// A line that says what the program does about a missing thing:
+		// the terminal signatures below are not sought on it.
+		{sigGoesOn, `\bnot (?:be )?found(?: (?:locally|in (?:the )?(?:local )?cache))?(?:[.,;:!]| -)? +(?:(?:so |and )?(?:it |one |we |this )?(?:[Ww]ill|'ll) (?:now )?(?:be )?(?:fetch|download|install|creat|us|tr|fall|attempt|retr|search|look|pull|build|generat|clon|skip|ignor|continu|add)|(?:[Ff]etch|[Dd]ownload|[Tt]ry|[Ii]nstall|[Cc]reat|[Uu]s|[Ff]all|[Aa]ttempt|[Rr]etry|[Ss]earch|[Ll]ook|[Pp]ull|[Bb]uild|[Gg]enerat|[Cc]lon|[Ss]kipp|[Ii]gnor|[Cc]ontinu|[Aa]dd)ing\b)`, "a missing thing the program goes on to fetch, create or do without", []string{"not found", "not be found"}},
 
 		// Terminal unless something transient was printed too.
 		{sigStop, httpForms(sigHTTPStop) + `|` + httpPhrase(sigHTTPStop, sigPhraseStop), "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},

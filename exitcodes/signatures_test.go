@@ -80,3 +80,46 @@ func TestInfoLinesThatShareATerminalFamilysWordsDecideNothing(t *testing.T) {
 		assert.Empty(t, v.Rule, "%q decided the failure", line)
 	}
 }
+
+// A "not found" whose sentence goes on to say what the program does about
+// it is an INFO line: the terminal signatures are not sought on it, while
+// a "not found" that ends there, or that tells the user what to do, keeps
+// its verdict, and so does a terminal line elsewhere in the output.
+func TestNotFoundThatGoesOnToFetchIsNotTheError(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{signatures: true})
+	failed := Exit{Start: Started, Code: 1}
+	for _, line := range []string{
+		"[default] Box 'precise64' was not found. Fetching box from specified URL for",
+		"==> default: Box 'bento/ubuntu-16.04' could not be found. Attempting to find and install...",
+		"Config file not found, one will be created with the defaults",
+		"Image 'alpine:3.20' not found locally, pulling",
+		"Cache not found. Downloading dependencies",
+		"profile 'ci' was not found; falling back to the default profile",
+	} {
+		v := judge(c, failed, line, "Download failed.")
+		assert.Equal(t, Transient, v.Class, "%q: %s", line, v.Rule)
+	}
+	for _, line := range []string{
+		"Box 'precise64' was not found.",
+		"Error: package 'foo' not found. Try `brew search foo`",
+		"config file not found. Use --config to name one",
+		"The box 'precise32' could not be found or",
+	} {
+		v := judge(c, failed, line)
+		assert.Equal(t, Terminal, v.Class, "%q: %s", line, v.Rule)
+	}
+	v := judge(c, failed, "Box 'precise' was not found. Fetching box from specified URL...", "Error: box 'precise' was not found.")
+	assert.Equal(t, Terminal, v.Class, v.Rule)
+}
+
+// "Couldn't resolve host", the older curl wording that vagrant and
+// others print, is a DNS failure for every program, not only under the
+// curl preset.
+func TestCouldntResolveHostIsTransientForAnyProgram(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{signatures: true})
+	v := judge(c, Exit{Start: Started, Code: 1}, "Box 'precise64' was not found.", "Couldn't resolve host 'files.vagrantup.com'")
+	assert.Equal(t, Transient, v.Class, v.Rule)
+	assert.Contains(t, v.Rule, "resolve host")
+}
