@@ -487,9 +487,9 @@ func (c *Classifier) presetVerdict(e Exit, s *Scan) (Verdict, bool) {
 // signatureVerdict applies the cross-tool signatures. When a runtime
 // reported the error that ended the program (a sigDeath line), the output
 // from the last such line on is judged first; then, or when that part
-// decides nothing, the whole output. Within what is judged, a sure
-// terminal signature beats a transient one, which beats the other
-// terminal ones; among signatures of one tier, the one matched last
+// decides nothing, the whole output. Within what is judged, an explicit
+// "try again later" beats a sure terminal signature, which beats a
+// transient one, which beats the other terminal ones; among signatures of one tier, the one matched last
 // names the rule.
 func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
 	if s == nil || !c.signaturesOn {
@@ -512,7 +512,7 @@ func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
 // signaturesFrom judges by the signatures that matched line from or a
 // later one.
 func (c *Classifier) signaturesFrom(s *Scan, from uint64) (Verdict, bool) {
-	for _, tier := range []sigTier{sigStopSure, sigRetry, sigStop} {
+	for _, tier := range []sigTier{sigRetryLater, sigStopSure, sigRetry, sigStop} {
 		best := -1
 		var same []int
 		for _, g := range c.rules().signatures {
@@ -528,7 +528,7 @@ func (c *Classifier) signaturesFrom(s *Scan, from uint64) (Verdict, bool) {
 			continue
 		}
 		class := Terminal
-		if tier == sigRetry {
+		if tier == sigRetry || tier == sigRetryLater {
 			class = Transient
 		}
 		return Verdict{Class: class, Rule: "signature " + quote(s.hits[best].text), Lines: s.lines(same)}, true

@@ -37,7 +37,8 @@
 //     for no named reason (not a sysexits code, nor a shell's 128+n): messages that mean the same whatever printed
 //     them, such as "HTTP 404" or "connection refused". A transient
 //     signature beats a terminal one unless the terminal one is sure
-//     (certificates, credentials, missing modules); the terminal ones are not sought on
+//     (certificates, credentials, missing modules), and an explicit "try
+//     again later" beats even those; the terminal ones are not sought on
 //     a line that goes on to say what the program does about a missing
 //     thing ("was not found. Fetching box"); where a runtime
 //     reported the error that ended the program (a traceback's last

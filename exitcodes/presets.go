@@ -185,7 +185,8 @@ func PresetRules(name string) ([]RuleRow, error) {
 
 // signatureRows lists the signatures: Class is "terminal" or "transient",
 // "terminal" with a description starting "sure:" for those that beat a
-// transient signature, "info" for the lines on which
+// transient signature, "transient" with a description starting "sure:"
+// for those that beat a sure terminal one, "info" for the lines on which
 // the other terminal signatures are not sought, and "last-error" for the lines a runtime reports
 // the error that ended the program with.
 func signatureRows() []RuleRow {
@@ -195,6 +196,8 @@ func signatureRows() []RuleRow {
 		switch d.tier {
 		case sigStopSure:
 			row.Class, row.Description = "terminal", "sure: "+d.desc
+		case sigRetryLater:
+			row.Class, row.Description = "transient", "sure: "+d.desc
 		case sigRetry:
 			row.Class = "transient"
 		case sigGoesOn:

@@ -30,6 +30,13 @@ const (
 	// on is judged first, so a script that logged a retried "connection
 	// reset" and then died of an HTTP 404 is terminal.
 	sigDeath
+	// sigRetryLater is transient and beats even sigStopSure: the program
+	// said, in so many words, to try again later (Google Drive's "Access
+	// denied ... Too many users have viewed or downloaded this file
+	// recently. Please try accessing the file again later"). A bare
+	// "please try again", which login prompts print after a refused
+	// password, is not enough.
+	sigRetryLater
 	// sigGoesOn marks a line that reports something missing and goes on
 	// to say what the program does about it (vagrant's "Box 'precise64'
 	// was not found. Fetching box from specified URL"): an INFO line, on
@@ -175,6 +182,10 @@ func signatureTable() []sigDef {
 		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
 		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError|Can't locate \S+ in @INC|there is no package called|cannot load such file -- |ImportError while importing test module|Unable to access jarfile|module '[^']+' not found:|module [\w.]+ is not available`, "a module or class the program needs is missing", nil},
 
+		// Transient, whatever else was printed: the program asked to be
+		// tried again later.
+		{sigRetryLater, `[Tt]ry (?:again|(?:\w+ ){1,3}again) (?:later|in (?:a (?:few |couple of )?|\d+ |several )(?:seconds?|minutes?|hours?|moments?|while))\b|[Rr]etry (?:again )?(?:after|in) \d+ ?(?:s\b|ms\b|sec|min|hour|second|minute)`, "the program asked to be tried again later", []string{"again later", "again in ", "etry after ", "etry in ", "etry again after ", "etry again in "}},
+
 		// Transient.
 		{sigRetry, `[Cc]onnection (?:refused|reset|timed out|aborted|termination|timeout)|CONNECTION_REFUSED|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ESOCKETTIMEDOUT|EHOSTUNREACH|ENETUNREACH|ECONNABORTED|EAI_AGAIN|UND_ERR_CONNECT_TIMEOUT|UND_ERR_SOCKET|socket hang up|[Nn]o route to host|[Nn]etwork is unreachable|[Cc]onnection (?:closed by|was (?:forcibly )?closed|lost|unexpectedly closed)|closed the connection unexpectedly|[Ss]erver closed the connection|unexpected EOF|http2: server sent GOAWAY`, "the connection failed or was cut", nil},
 		{sigRetry, `[Tt]emporary failure in name resolution|[Tt]emporary failure resolving|[Cc]ould(?:n't| not) resolve host|server misbehaving|getaddrinfo EAI_AGAIN|UnknownHostException|[Nn]ame resolution failed|NameResolutionError|[Nn]o such host|[Hh]ost (?:name )?not found|[Nn]ame or service not known|[Cc]ould not resolve proxy`, "name resolution failed", nil},
@@ -183,7 +194,7 @@ func signatureTable() []sigDef {
 		{sigRetry, httpForms(sigHTTPRetry) + `|` + httpPhrase(sigHTTPRetry, sigPhraseRetry), "HTTP 429 or 5xx: the server may recover", httpRetryCodes()},
 		{sigRetry, `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b`, "gRPC: unavailable, deadline exceeded, exhausted or aborted", nil},
 		{sigRetry, `[Rr]ate[ -]?[Ll]imit|RATE_LIMIT|[Tt]hrottl|THROTTL|[Tt]oo [Mm]any [Rr]equests|TOO_MANY_REQUESTS|SlowDown|[Ss]low down|ResourceExhausted|RESOURCE_EXHAUSTED|[Qq]uota exceeded for quota metric`, "rate limited", nil},
-		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only|[Nn]o healthy (?:upstream|endpoint|backend|host|instance|replica)|not ready yet|[Cc]ould(?:n't| not) find (?:a |any )?(?:ready|healthy|running) `, "the service is unavailable for now", nil},
+		{sigRetry, `[Ss]ervice (?:is )?(?:temporarily )?[Uu]navailable|SERVICE_UNAVAILABLE|[Tt]emporarily unavailable|[Tt]ry again later|[Tt]oo many (?:users|requests|downloads)\b[^.]*\brecently\b|[Pp]lease try again|[Ss]erver is (?:busy|overloaded)|[Tt]emporary failure|\bTRYAGAIN\b|\bLOADING\b.*loading the dataset|\bBUSY\b.*busy running|\bMASTERDOWN\b|\bCLUSTERDOWN\b|READONLY You can't write against a read only|[Nn]o healthy (?:upstream|endpoint|backend|host|instance|replica)|not ready yet|[Cc]ould(?:n't| not) find (?:a |any )?(?:ready|healthy|running) `, "the service is unavailable for now", nil},
 		{sigRetry, `database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients already|[Tt]oo many connections|[Dd]eadlock (?:found|detected)|could not serialize access|[Ll]ock wait timeout|MySQL server has gone away|Lost connection to (?:MySQL|server)|Can't connect to (?:local )?MySQL server|could not connect to server|[Ii]s the (?:server|[Dd]ocker daemon) running|remaining connection slots are reserved`, "the database is not ready or busy", nil},
 
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},

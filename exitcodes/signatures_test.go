@@ -113,6 +113,33 @@ func TestNotFoundThatGoesOnToFetchIsNotTheError(t *testing.T) {
 	assert.Equal(t, Terminal, v.Class, v.Rule)
 }
 
+// Wording that asks, explicitly, to be tried again later beats even a
+// sure credential refusal; a bare "please try again", which login
+// prompts print after a refused password, does not.
+func TestTryAgainLaterBeatsASureRefusalButBareTryAgainDoesNot(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{signatures: true})
+	failed := Exit{Start: Started, Code: 1}
+	for _, lines := range [][]string{
+		{"Access denied with the following error:", "Too many users have viewed or downloaded this file recently. Please", "try accessing the file again later."},
+		{"fatal: Authentication failed for 'https://example.com/repo.git'", "Too many failed attempts, please try again in a few minutes."},
+		{"Invalid credentials.", "Service is under maintenance, retry after 30 seconds"},
+		{"Maximum number of auth attempts reached. Please try again later"},
+	} {
+		v := judge(c, failed, lines...)
+		assert.Equal(t, Transient, v.Class, "%q: %s", lines, v.Rule)
+	}
+	for _, lines := range [][]string{
+		{"Invalid username or password. Please try again."},
+		{"fatal: Authentication failed for 'https://example.com/repo.git'", "Please check your credentials and try again."},
+		{"Access denied"},
+		{"Access denied with the following error:", "Cannot retrieve the public link of the file. You may need to change", "the permission to 'Anyone with the link', or have had many accesses."},
+	} {
+		v := judge(c, failed, lines...)
+		assert.Equal(t, Terminal, v.Class, "%q: %s", lines, v.Rule)
+	}
+}
+
 // "Couldn't resolve host", the older curl wording that vagrant and
 // others print, is a DNS failure for every program, not only under the
 // curl preset.
