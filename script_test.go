@@ -51,9 +51,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"retry/breaker"
-	"retry/breaker/redisclient"
 	"retry/cmd"
+	"retry/internal/redisbuild"
 	"retry/internal/testbin"
 )
 
@@ -72,12 +71,7 @@ func TestMain(m *testing.M) {
 
 // retryWithRedis is cmd/retry-redis's main.
 func retryWithRedis() {
-	deps := cmd.SystemDeps()
-	deps.Redis = func(url string, timeout time.Duration) (breaker.RedisClient, error) {
-		return redisclient.Dial(url, timeout)
-	}
-	deps.HandOff = nil
-	os.Exit(cmd.Main(context.Background(), os.Args[1:], deps))
+	os.Exit(cmd.Main(context.Background(), os.Args[1:], redisbuild.Deps()))
 }
 
 // builtRetry runs the tests with retryBin built.

@@ -9,21 +9,11 @@ package main
 import (
 	"context"
 	"os"
-	"time"
 
-	"retry/breaker"
-	"retry/breaker/redisclient"
 	"retry/cmd"
+	"retry/internal/redisbuild"
 )
 
 func main() {
-	deps := cmd.SystemDeps()
-	deps.Redis = dialRedis
-	deps.HandOff = nil
-	os.Exit(cmd.Main(context.Background(), os.Args[1:], deps))
-}
-
-// dialRedis makes a go-redis client of the server url names.
-func dialRedis(url string, timeout time.Duration) (breaker.RedisClient, error) {
-	return redisclient.Dial(url, timeout)
+	os.Exit(cmd.Main(context.Background(), os.Args[1:], redisbuild.Deps()))
 }
