@@ -38,9 +38,7 @@ func TestDefaultBuildHandsRedisStateToRetryRedisBesideIt(t *testing.T) {
 func TestDefaultBuildAloneRunsWithoutTheBreakerAndNamesRetryRedis(t *testing.T) {
 	t.Parallel()
 	alone := filepath.Join(t.TempDir(), "retry")
-	data, err := os.ReadFile(retryBin)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(alone, data, 0o755))
+	installRetry(t, alone)
 	port := loopbackPort(t) // nobody listens: it must not matter
 
 	for _, how := range [][]string{
@@ -79,19 +77,15 @@ func TestDefaultBuildAloneRunsWithoutTheBreakerAndNamesRetryRedis(t *testing.T) 
 
 func TestARetryRedisThatIsRetryItselfIsNotHandedToForEver(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(retryBin)
-	require.NoError(t, err)
 	port := loopbackPort(t)
 	for name, install := range map[string]func(dir string){
 		"a link to retry": func(dir string) { require.NoError(t, os.Symlink("retry", filepath.Join(dir, "retry-redis"))) },
-		"a copy of retry": func(dir string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "retry-redis"), data, 0o755))
-		},
+		"a copy of retry": func(dir string) { installRetry(t, filepath.Join(dir, "retry-redis")) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "retry"), data, 0o755))
+			installRetry(t, filepath.Join(dir, "retry"))
 			install(dir)
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
@@ -115,4 +109,12 @@ func commandIn(path string, args ...string) *exec.Cmd {
 	c := exec.Command(path, args...)
 	c.Env = cleanEnv()
 	return c
+}
+
+// installRetry puts retryBin at path as a hard link: a copy written here
+// could not be run while a process another test forks at that moment
+// still holds it open for writing (ETXTBSY).
+func installRetry(t *testing.T, path string) {
+	t.Helper()
+	require.NoError(t, os.Link(retryBin, path), "retryBin and the test's directory share a file system (both under TMPDIR)")
 }
