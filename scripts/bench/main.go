@@ -50,7 +50,7 @@ import (
 )
 
 func main() {
-	role := flag.String("role", "", "internal: run as a helper (empty, exec-true, writer, child)")
+	role := flag.String("role", "", "internal: run as a helper (empty, exec-true, floor, writer, child)")
 	retry := flag.String("retry", "", "the retry binary to measure")
 	deps := flag.String("deps", "", "the depsonly program (scripts/bench/depsonly): retry's dependencies, initialised, no work; optional")
 	runs := flag.Int("runs", 30, "runs per start-up variant")
@@ -72,6 +72,8 @@ func main() {
 			os.Exit(1)
 		}
 		return
+	case "floor":
+		os.Exit(floor())
 	case "writer":
 		writer(*bytes, *stream)
 		return
@@ -184,6 +186,7 @@ func (b *bench) startup(runs int) {
 		{"empty Go program, then `true`", [][]string{{b.self, "-role", "empty"}, {"true"}}},
 		{"`sh -c true`", [][]string{{"sh", "-c", "true"}}},
 		{"Go program running `true` with os/exec", [][]string{{b.self, "-role", "exec-true"}}},
+		{"floor: catch 4 signals, run `true` with a stderr pipe", [][]string{{b.self, "-role", "floor"}}},
 	}
 	for _, p := range b.peers {
 		variants = append(variants, variant{p.name, [][]string{p.argv}})
@@ -597,4 +600,56 @@ func memTotal() string {
 		}
 	}
 	return "memory unknown"
+}
+
+// floor does the least retry must do before and around its first attempt,
+// and nothing else: catch SIGINT, SIGTERM, SIGHUP and SIGQUIT, start
+// `true` in its own process group with its stderr through a pipe that a
+// goroutine copies to ours, wait for it in another goroutine, and exit
+// with its status. What `retry -- true` costs above this is retry's own.
+func floor() int {
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	path, err := exec.LookPath("true")
+	if err != nil {
+		return 127
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 1
+	}
+	attr := &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{os.Stdin.Fd(), os.Stdout.Fd(), w.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	}
+	pid, err := syscall.ForkExec(path, []string{"true"}, attr)
+	w.Close()
+	if err != nil {
+		return 126
+	}
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(os.Stderr, r)
+		close(copied)
+	}()
+	waited := make(chan syscall.WaitStatus)
+	go func() {
+		var ws syscall.WaitStatus
+		for {
+			if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		waited <- ws
+	}()
+	for {
+		select {
+		case s := <-sigs:
+			_ = syscall.Kill(-pid, s.(syscall.Signal))
+		case ws := <-waited:
+			<-copied
+			return ws.ExitStatus()
+		}
+	}
 }
