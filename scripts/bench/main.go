@@ -168,6 +168,12 @@ func median(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+func medianInt(n []int64) int64 {
+	s := slices.Clone(n)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func percentile(d []time.Duration, p float64) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
@@ -483,11 +489,13 @@ func child() {
 func stepTimes(retries, self string, runs int) {
 	bins := strings.Split(retries, ",")
 	at := make([]map[string][]time.Duration, len(bins))
+	faults := make([]map[string][]int64, len(bins)) // minor page faults so far, when the build marks them
 	exits := make([][]time.Duration, len(bins))
 	var order []string
 	var empty, execTrue []time.Duration
 	for b := range bins {
 		at[b] = map[string][]time.Duration{}
+		faults[b] = map[string][]int64{}
 	}
 	fail := func(err error) {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -517,12 +525,17 @@ func stepTimes(retries, self string, runs int) {
 			exits[b] = append(exits[b], end)
 			for _, l := range strings.Split(stderr.String(), "\n") {
 				f := strings.Fields(l)
-				if len(f) != 3 || f[0] != "steptrace" {
+				if len(f) < 3 || len(f) > 4 || f[0] != "steptrace" {
 					continue
 				}
 				ns, err := strconv.ParseInt(f[2], 10, 64)
 				if err != nil {
 					continue
+				}
+				if len(f) == 4 {
+					if n, err := strconv.ParseInt(f[3], 10, 64); err == nil {
+						faults[b][f[1]] = append(faults[b][f[1]], n)
+					}
 				}
 				if _, seen := at[b][f[1]]; !seen && !slices.Contains(order, f[1]) {
 					order = append(order, f[1])
@@ -544,24 +557,45 @@ func stepTimes(retries, self string, runs int) {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return when(order[i]) < when(order[j]) })
 	fmt.Printf("## Start-up steps of `retry -- true` (median of %d runs, load %s)\n\n", runs, loadAverage())
+	// A build that marks its page faults gets a column of them: the
+	// median count at each step's end, and how many the step took.
+	counted := make([]bool, len(bins))
 	head, rule := "| step ends |", "|---|"
-	for _, bin := range bins {
+	for b, bin := range bins {
+		counted[b] = len(faults[b]) > 0
 		head += fmt.Sprintf(" %s: at | cost |", filepath.Base(bin))
 		rule += "---|---|"
+		if counted[b] {
+			head += " page faults |"
+			rule += "---|"
+		}
 	}
 	fmt.Println(head)
 	fmt.Println(rule)
 	prev := make([]time.Duration, len(bins))
+	prevFaults := make([]int64, len(bins))
 	row := func(name string, t func(b int) (time.Duration, bool)) {
 		line := "| " + name + " |"
 		for b := range bins {
 			m, ok := t(b)
 			if !ok {
 				line += " - | - |"
+				if counted[b] {
+					line += " - |"
+				}
 				continue
 			}
 			line += fmt.Sprintf(" %s | %s |", m.Round(time.Microsecond), (m - prev[b]).Round(time.Microsecond))
 			prev[b] = m
+			if counted[b] {
+				if n, ok := faults[b][name]; ok {
+					f := medianInt(n)
+					line += fmt.Sprintf(" %d (+%d) |", f, f-prevFaults[b])
+					prevFaults[b] = f
+				} else {
+					line += " - |"
+				}
+			}
 		}
 		fmt.Println(line)
 	}
