@@ -346,3 +346,21 @@ func TestAnAttemptIsStoppedWhenRetryItselfIsKilled(t *testing.T) {
 		})
 	}
 }
+
+// retry catches its signals in the background while it reads the command
+// line, and waits for them before the run begins: an attempt that signals
+// retry the moment it starts finds the signal caught, forwarded and
+// reported, never retry killed by it. Many runs, so that one that started
+// its attempt before the catching was done would show.
+func TestASignalTheMomentTheAttemptStartsIsCaught(t *testing.T) {
+	t.Parallel()
+	for i := range 30 {
+		r := startToFiles(t, nil, "--", "sh", "-c", `kill -TERM $PPID; exec sleep 30`)
+		res := r.wait(t)
+		ws, ok := r.cmd.ProcessState.Sys().(syscall.WaitStatus)
+		require.True(t, ok)
+		require.False(t, ws.Signaled(), "run %d: retry was killed by %v; stderr:\n%s", i, ws.Signal(), res.stderr)
+		require.Equal(t, 128+int(syscall.SIGTERM), res.code, "run %d; stderr:\n%s", i, res.stderr)
+		require.Contains(t, res.stderr, "received SIGTERM", "run %d", i)
+	}
+}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"os"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"retry/breaker"
+	"retry/runner"
 )
 
 // handOffs records the hand-offs a run asked for, and what it had
@@ -163,5 +165,72 @@ func TestSubcommandErrorsHideTheRedisPassword(t *testing.T) {
 		assert.Equal(t, 125, r.code, r.stderr)
 		assert.NotContains(t, r.stderr, "hunter2", args[0])
 		assert.Contains(t, r.stderr, "redis://:xxxxx@127.0.0.1:1/0", args[0])
+	}
+}
+
+// A run catches signals in the background from the start, unless it may
+// be handed to retry-redis: an exec then would lose a signal caught
+// before it, so such a run (and anything not a run) catches them only
+// when it needs them, after the hand-off.
+func TestOnlyARunThatCannotBeHandedOffCatchesSignalsFromTheStart(t *testing.T) {
+	t.Parallel()
+	plain := Deps{HandOff: func() error { return nil }} // the build without a Redis client
+	for _, tc := range []struct {
+		name  string
+		deps  Deps
+		env   []string
+		args  []string
+		early bool
+	}{
+		{"a run", plain, nil, []string{"-n", "3", "--", "curl", "redis.example"}, true},
+		{"a run of a program named like redis", plain, nil, []string{"--", "redis-cli", "ping"}, true},
+		{"a run with a directory store", plain, []string{"RETRY_STATE=/var/lib/retry"}, []string{"--breaker", "k", "--", "true"}, true},
+		{"redis state on the command line", plain, nil, []string{"--state", "redis://db:6379/0", "--breaker", "k", "--", "true"}, false},
+		{"redis state in one word", plain, nil, []string{"--state=rediss://db:6379/0", "--", "true"}, false},
+		{"redis state before a program word", plain, nil, []string{"--state", "redis://db/0", "redis-cli"}, false},
+		{"redis state from RETRY_STATE", plain, []string{"RETRY_STATE=redis://db:6379/0"}, []string{"--", "true"}, false},
+		{"redis state from RETRY_OPTS", plain, []string{"RETRY_OPTS=--state redis://db/0"}, []string{"--", "true"}, false},
+		{"a policy, whose file may name redis", plain, nil, []string{"-p", "ci", "--", "true"}, false},
+		{"a policy from RETRY_OPTS", plain, []string{"RETRY_OPTS=-p ci"}, []string{"--", "true"}, false},
+		{"redis state in the build with the client", Deps{}, nil, []string{"--state", "redis://db/0", "--", "true"}, true},
+		{"a subcommand", plain, nil, []string{"breaker", "status", "k"}, false},
+		{"help", plain, nil, []string{"--help"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := tc.deps
+			d.Env = tc.env
+			assert.Equal(t, tc.early, catchEarly(tc.args, d))
+		})
+	}
+}
+
+// signalOnStart sends sig to this process as it starts each attempt, as
+// an attempt that signals retry the moment it runs would.
+type signalOnStart struct {
+	next runner.Starter
+	sig  syscall.Signal
+}
+
+func (s signalOnStart) Start(ctx context.Context, c runner.Command) (runner.Process, error) {
+	p, err := s.next.Start(ctx, c)
+	_ = syscall.Kill(os.Getpid(), s.sig)
+	return p, err
+}
+
+// A run catches its signals in the background while it reads its command
+// line (catchEarly), and waits for the catching before it runs: a signal
+// at the attempt's start is caught and ends the run with its code. (Had
+// the run not waited, SIGUSR1, which the runtime drops when nobody
+// catches it, would have been lost and the attempt run its 10 s.)
+func TestASignalAtTheFirstAttemptsStartFindsItCaught(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		r := runFakedWith(t, nil, nil, func(d *Deps) {
+			d.Starter = signalOnStart{next: fake(fakeAttempt{takes: 10 * time.Second}), sig: syscall.SIGUSR1}
+			d.Signals = []os.Signal{syscall.SIGUSR1}
+		}, "--", "prog")
+		require.Equal(t, 128+int(syscall.SIGUSR1), r.code, r.stderr)
+		require.Contains(t, r.stderr, "received SIGUSR1")
 	}
 }

@@ -3,6 +3,7 @@ package signals
 import (
 	"context"
 	"os"
+	"os/signal"
 	"sync"
 	"syscall"
 	"testing"
@@ -100,4 +101,46 @@ func TestRealSignalToTheProcessIsCaught(t *testing.T) {
 	}
 	assert.Equal(t, syscall.SIGHUP, relay.Received())
 	assert.Equal(t, []syscall.Signal{syscall.SIGHUP}, target.signals())
+}
+
+// Start returns before the signals are caught; once Ready returns, a real
+// signal is caught and forwarded as after Listen.
+func TestStartCatchesInTheBackgroundAndReadySaysWhenDone(t *testing.T) {
+	ctx, relay := Start(context.Background(), nil)
+	defer relay.Stop()
+	relay.Ready()
+	for _, sig := range Handled() {
+		assert.False(t, signal.Ignored(sig), "%v caught, not ignored", sig)
+	}
+	target := &recorder{}
+	relay.Attach(target)
+
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGTERM did not cancel the context")
+	}
+	assert.Equal(t, syscall.SIGTERM, relay.Received())
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, target.signals())
+}
+
+// Stopping a relay whose catching is still under way waits for it: a
+// background Notify that came after the Stop would register the channel
+// Stop closed, and the next signal would panic the process (it did,
+// before Stop waited).
+func TestStopRightAfterStartLeavesNothingCaught(t *testing.T) {
+	for range 20 {
+		_, relay := Start(context.Background(), []os.Signal{syscall.SIGHUP})
+		relay.Stop()
+	}
+	own := make(chan os.Signal, 1)
+	signal.Notify(own, syscall.SIGHUP)
+	defer signal.Stop(own)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
+	select {
+	case <-own:
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGHUP was not delivered")
+	}
 }
