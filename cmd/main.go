@@ -122,6 +122,21 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	}
 	root := newRoot(deps, listen, &code, sources, full)
 	steptrace.Mark("tree")
+	if !full {
+		// A run has no subcommand to find, no help to give and no
+		// completion to offer: its flags are parsed here, where cobra's
+		// ExecuteC would first build its help and __complete commands
+		// for nothing (docs/benchmarks.md).
+		if err := root.ParseFlags(args); err != nil {
+			printError(deps.Stderr, flagError(err, root.Flags()))
+			return exitcodes.Usage
+		}
+		if err := root.RunE(root, root.Flags().Args()); err != nil {
+			printError(deps.Stderr, err)
+			return exitcodes.Usage
+		}
+		return code
+	}
 	root.SetArgs(args)
 	root.SetContext(ctx)
 	if c, err := root.ExecuteC(); err != nil {
