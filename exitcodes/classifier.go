@@ -208,6 +208,7 @@ func (c *Classifier) compiled() *lazyState {
 			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop
 			if len(src.need) > 0 {
 				l.matchers[i].need, l.matchers[i].fold = exactLiterals(src.need), false
+				l.matchers[i].setRare()
 			}
 		}
 		l.buildSkip()
