@@ -122,6 +122,19 @@ func refusalLiterals() []string {
 	return []string{"polic", "invalid_input", "invalid_request_error", "InvalidParameter", "requires ", "bundle only supports platforms", "supported wheel", "not compatible with "}
 }
 
+// The literals of the signatures widened from the fourth held-out set
+// (family5.txt), for sigDef.need, as for the third set's.
+
+// lintCountLiterals: reports that end in a count of problems.
+func lintCountLiterals() []string {
+	return []string{"Found ", "(s)", "leaks found: ", "Issues found: "}
+}
+
+// lintFindingLiterals: findings that name a file position and a rule.
+func lintFindingLiterals() []string {
+	return []string{".py:", ".pyi:", ".kt:", ".kts:", ".proto:", ".rb:", ".yml:", ".yaml:", "\u2716", "\u00d7", " - Unknown word (", "| P: ", " at Resources/", " at Outputs/", " at Parameters/", " at Conditions/", " at Mappings/", "Previously present "}
+}
+
 // HTTP status fragments for signatures: the terminal statuses the issue
 // of a 4xx names (the others are rarer and left to the default), and the
 // transient ones.
@@ -234,6 +247,10 @@ func signatureTable() []sigDef {
 		{sigStop, `[Uu]nable to load (?:[Cc]ertificate|(?:[Pp]rivate |[Pp]ublic |client )?[Kk]ey)|[Cc]annot load certificate|Could not open file or uri|[Cc]ould not (?:read|load) (?:the )?(?:certificate|private key|key file)|[Mm]issing [A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)\b|_(?:TOKEN|PAT)\b[^.,;]{0,30}?(?:not set|is unset|is missing)(?:$|[.;])|(?:[Ss]et|[Pp]rovide) (?:the |a |an )?[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET)\b`, "a certificate or key file cannot be loaded, or a token is not set", secretLiterals()},
 		{sigStop, `No changes to deploy|No updates are to be performed|didn't contain changes|[Nn]othing to (?:deploy|release|publish)\b|No tests found|[Nn]o tests (?:ran|were found|to run)\b|[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined`, "nothing to do: no change, no test, no input", idleLiterals()},
 		{sigStop, `not allowed by (?:the )?(?:security )?policy|[Dd]enied by (?:the )?(?:[\w-]+ )?polic(?:y|ies)|blocked due to the following polic|\(invalid_input\b|\binvalid_request_error\b|\bInvalidParameter(?:Value|Combination)\b|requires (?:Ruby|Python|Node(?:\.js)?|PHP) version|requires a different Python|requires rustc [\d.]+ or newer|[Yy]our bundle only supports platforms|is not a supported wheel on this platform|not compatible with (?:this|the current|your) (?:platform|Ruby|Python)`, "a policy, version or platform refuses it", refusalLiterals()},
+
+		// Families widened from the fourth held-out set (family5.txt).
+		{sigStop, `\bFound [1-9]\d* (?:errors?|error\(s\)|problems?|issues?)\b|\b[1-9]\d* (?:issue|failure|error)\(s\)(?: found|, \d+ warning)|\bleaks found: [1-9]|\bIssues found: [1-9]`, "a lint, type or secret scan ended in a count of problems", lintCountLiterals()},
+		{sigStop, `\.pyi?:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\.kts?:\d+:\d+: [A-Z]|\.proto:\d+:\d+: ?[A-Z]|\.rb:\d+:\d+: [CWEF]: [A-Z]|\.ya?ml:\d+:\d+: .+ \[[a-z][a-z-]*\]$|^\W*\d+:\d+ +[\x{2716}\x{00d7}] +\S|:\d+:\d+ - Unknown word \(|^L: +\d+ \| P: +\d+ \| [A-Z]{1,2}\d{2,3} \||^[EW]\d{4} .* at (?:Resources|Outputs|Parameters|Conditions|Mappings)/|\bPreviously present \w+ "`, "a lint finding: a file position and a rule", lintFindingLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
