@@ -135,6 +135,19 @@ func lintFindingLiterals() []string {
 	return []string{".py:", ".pyi:", ".kt:", ".kts:", ".proto:", ".rb:", ".yml:", ".yaml:", "\u2716", "\u00d7", " - Unknown word (", "| P: ", " at Resources/", " at Outputs/", " at Parameters/", " at Conditions/", " at Mappings/", "Previously present "}
 }
 
+// brokerRefusalLiterals: a broker refusing a client's credentials.
+func brokerRefusalLiterals() []string {
+	return []string{"onnection Refused", "onnection refused", "NOT_AUTHORIZED", "notAuthorized"}
+}
+
+// serverBusyLiterals: a file or VPN server's own transient status.
+func serverBusyLiterals() []string { return []string{"STATUS_", "AUTH_FAILED,TEMP"} }
+
+// rejectedLiterals: credentials refused in a tool's terms.
+func rejectedLiterals() []string {
+	return []string{"redentials", "password was incorrect", "assword verification failed", "AUTH_FAILED", "STATUS_", "orbidden (check", "... forbidden"}
+}
+
 // HTTP status fragments for signatures: the terminal statuses the issue
 // of a 4xx names (the others are rarer and left to the default), and the
 // transient ones.
@@ -190,6 +203,7 @@ func signatureTable() []sigDef {
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `[Cc]onnection [Rr]efused[:,] (?:[Nn]ot [Aa]uthori[sz]ed|bad user ?name or password)|\bCONNECTION_REFUSED_NOT_AUTHORIZED\b|MqttConnectReturnCode\.notAuthorized`, "a broker refused the client's credentials (MQTT's CONNACK 4 or 5)", brokerRefusalLiterals()},
 		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `Bad owner or permissions on|Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE|Unable to negotiate with|[Nn]o matching (?:host key type|key exchange method|cipher|MAC) found`, "ssh refused the host key, its configuration or the key file", nil},
 		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
@@ -213,6 +227,7 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
 		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$|[Tt]ried to reconnect at offset|[Pp]remature EOF|[Rr]ead error at byte|[Cc]onnection closed prematurely|transfer failed for \S+$`, "the transfer broke off or never connected", nil},
 		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Cc]an't (?:acquire|obtain) (?:the |a )?lock\b|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
+		{sigRetry, `\b(?:NT_)?STATUS_(?:IO_TIMEOUT|CONNECTION_(?:REFUSED|RESET|DISCONNECTED|ABORTED)|HOST_UNREACHABLE|NETWORK_UNREACHABLE|INSUFFICIENT_RESOURCES|NETWORK_BUSY)\b|\bAUTH_FAILED,TEMP\b`, "a file or VPN server's own word for a timeout, a lost connection or a busy server", serverBusyLiterals()},
 
 		// A line that says what the program does about a missing thing:
 		// the terminal signatures below are not sought on it.
@@ -251,6 +266,7 @@ func signatureTable() []sigDef {
 		// Families widened from the fourth held-out set (family5.txt).
 		{sigStop, `\bFound [1-9]\d* (?:errors?|error\(s\)|problems?|issues?)\b|\b[1-9]\d* (?:issue|failure|error)\(s\)(?: found|, \d+ warning)|\bleaks found: [1-9]|\bIssues found: [1-9]`, "a lint, type or secret scan ended in a count of problems", lintCountLiterals()},
 		{sigStop, `\.pyi?:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\.kts?:\d+:\d+: [A-Z]|\.proto:\d+:\d+: ?[A-Z]|\.rb:\d+:\d+: [CWEF]: [A-Z]|\.ya?ml:\d+:\d+: .+ \[[a-z][a-z-]*\]$|^\W*\d+:\d+ +[\x{2716}\x{00d7}] +\S|:\d+:\d+ - Unknown word \(|^L: +\d+ \| P: +\d+ \| [A-Z]{1,2}\d{2,3} \||^[EW]\d{4} .* at (?:Resources|Outputs|Parameters|Conditions|Mappings)/|\bPreviously present \w+ "`, "a lint finding: a file position and a rule", lintFindingLiterals()},
+		{sigStop, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|credentials you (?:entered|provided|supplied)\b[^.]*\b(?:incorrect|invalid|wrong)|[Ww]rong (?:login )?credentials|credentials do not match our records|password was incorrect|[Pp]assword verification failed|\bAUTH_FAILED\b|\b(?:NT_)?STATUS_(?:LOGON_FAILURE|WRONG_PASSWORD|ACCESS_DENIED|ACCOUNT_(?:DISABLED|LOCKED_OUT|EXPIRED|RESTRICTION)|PASSWORD_(?:EXPIRED|MUST_CHANGE)|BAD_NETWORK_(?:NAME|PATH)|OBJECT_(?:NAME|PATH)_NOT_FOUND|LOGON_TYPE_NOT_GRANTED)\b|\b[Ff]orbidden \(check\b|\.\.\. forbidden\b`, "credentials, a share or a token refused in the server's own terms", rejectedLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
