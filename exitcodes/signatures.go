@@ -148,6 +148,21 @@ func rejectedLiterals() []string {
 	return []string{"redentials", "password was incorrect", "assword verification failed", "AUTH_FAILED", "STATUS_", "orbidden (check", "... forbidden"}
 }
 
+// loadLiterals: an app, plugin, import or driver that cannot be loaded.
+func loadLiterals() []string {
+	return []string{"ASGI app", "ould not import ", "Failed to find ", "failed to boot", "App failed to load", "load celery application", "ould not find module \"", "couldn't find the ", " modules in this workspace", "ailed to resolve ", "ould not resolve \"", "DBD::", "o suitable driver found", "unknown driver \""}
+}
+
+// itemLiterals: a package, image, dependency or item that is not there.
+func itemLiterals() []string {
+	return []string{"No package", "No installed package", "No packages", "find manifest for '", "does the image exist", "Not found", "Not Found", "ependency '", "ependency \"", "Package requirements ("}
+}
+
+// configNameLiterals: a section, remote or directive the config names.
+func configNameLiterals() []string {
+	return []string{"find section in config", "no summary found (check", "has no summary file", "disabled remote", "directive", "perhaps misspelled", "nknown keyword '"}
+}
+
 // HTTP status fragments for signatures: the terminal statuses the issue
 // of a 4xx names (the others are rarer and left to the default), and the
 // transient ones.
@@ -267,6 +282,9 @@ func signatureTable() []sigDef {
 		{sigStop, `\bFound [1-9]\d* (?:errors?|error\(s\)|problems?|issues?)\b|\b[1-9]\d* (?:issue|failure|error)\(s\)(?: found|, \d+ warning)|\bleaks found: [1-9]|\bIssues found: [1-9]`, "a lint, type or secret scan ended in a count of problems", lintCountLiterals()},
 		{sigStop, `\.pyi?:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\.kts?:\d+:\d+: [A-Z]|\.proto:\d+:\d+: ?[A-Z]|\.rb:\d+:\d+: [CWEF]: [A-Z]|\.ya?ml:\d+:\d+: .+ \[[a-z][a-z-]*\]$|^\W*\d+:\d+ +[\x{2716}\x{00d7}] +\S|:\d+:\d+ - Unknown word \(|^L: +\d+ \| P: +\d+ \| [A-Z]{1,2}\d{2,3} \||^[EW]\d{4} .* at (?:Resources|Outputs|Parameters|Conditions|Mappings)/|\bPreviously present \w+ "`, "a lint finding: a file position and a rule", lintFindingLiterals()},
 		{sigStop, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|credentials you (?:entered|provided|supplied)\b[^.]*\b(?:incorrect|invalid|wrong)|[Ww]rong (?:login )?credentials|credentials do not match our records|password was incorrect|[Pp]assword verification failed|\bAUTH_FAILED\b|\b(?:NT_)?STATUS_(?:LOGON_FAILURE|WRONG_PASSWORD|ACCESS_DENIED|ACCOUNT_(?:DISABLED|LOCKED_OUT|EXPIRED|RESTRICTION)|PASSWORD_(?:EXPIRED|MUST_CHANGE)|BAD_NETWORK_(?:NAME|PATH)|OBJECT_(?:NAME|PATH)_NOT_FOUND|LOGON_TYPE_NOT_GRANTED)\b|\b[Ff]orbidden \(check\b|\.\.\. forbidden\b`, "credentials, a share or a token refused in the server's own terms", rejectedLiterals()},
+		{sigStop, `Error loading ASGI app\.|[Cc]ould not import ["'][\w.:]+["']|Failed to find (?:Flask )?application(?: or factory)? in module|Failed to find attribute '[^']+' in '|\bWorker failed to boot\b|\bApp failed to load\b|Unable to load celery application|[Cc]ould not find module "[^"]+" from|couldn't find the (?:plugin|config) "|[Cc]ould not find \w+ modules in this workspace|(?:[Rr]ollup f|[Ff])ailed to resolve (?:import|entry for package) "|[Cc]ould not resolve "[^"]+"|DBD::\w+ (?:[\d.]+ |module )?required to manage|[Nn]o suitable driver found for jdbc:|\bsql: unknown driver "`, "an app, plugin, import or driver the program loads cannot be found", loadLiterals()},
+		{sigStop, `\b[Nn]o (?:installed )?packages? (?:found |available to install )?matching\b|[Cc]ouldn't find manifest for '|does the image exist remotely\?|^(?:[Ee]rror: )?Not [Ff]ound\.?$|[Nn]ative dependency '[^']+' not found|\b[Dd]ependency ["'][^"']+["'] not found|Package requirements \([^)]*\) were not met`, "a package, image, dependency or item asked for is not there, in the tool's words", itemLiterals()},
+		{sigStop, `[Dd]id(?:n't| not) find section in config|no summary found \(check|has no summary file\. Check the URL|fetch summary from disabled remote|[Uu]nrecogni[sz]ed directive\b|is not a registered directive\b|Invalid command '[^']+', perhaps misspelled|[Uu]nknown keyword '[^']+' in '`, "a remote, section or directive the configuration names is not defined or not built in", configNameLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
