@@ -163,6 +163,17 @@ func configNameLiterals() []string {
 	return []string{"find section in config", "no summary found (check", "has no summary file", "disabled remote", "directive", "perhaps misspelled", "nknown keyword '"}
 }
 
+// twiceLiterals: a name registered twice, a recorded checksum changed.
+func twiceLiterals() []string {
+	return []string{"already registered id", "already used", "registration attempted", "Duplicate ", "already declared", "check sum", "but is now: ", "changed between lock files", "listed checksum of", "checksums previously recorded", "checksums recorded"}
+}
+
+// conflictLiterals: files owned twice, requirements that cannot hold
+// together.
+func conflictLiterals() []string {
+	return []string{"conflicts with file from package", "conflicts between attempted installs", "which is also in package", "conflicting files", " exists in filesystem", "ResolutionImpossible", "RequirementsConflicted", "Requirements conflict:", "nable to find a resolution", "conflicting dependencies", "unresolvable package conflicts"}
+}
+
 // HTTP status fragments for signatures: the terminal statuses the issue
 // of a 4xx names (the others are rarer and left to the default), and the
 // transient ones.
@@ -285,6 +296,8 @@ func signatureTable() []sigDef {
 		{sigStop, `Error loading ASGI app\.|[Cc]ould not import ["'][\w.:]+["']|Failed to find (?:Flask )?application(?: or factory)? in module|Failed to find attribute '[^']+' in '|\bWorker failed to boot\b|\bApp failed to load\b|Unable to load celery application|[Cc]ould not find module "[^"]+" from|couldn't find the (?:plugin|config) "|[Cc]ould not find \w+ modules in this workspace|(?:[Rr]ollup f|[Ff])ailed to resolve (?:import|entry for package) "|[Cc]ould not resolve "[^"]+"|DBD::\w+ (?:[\d.]+ |module )?required to manage|[Nn]o suitable driver found for jdbc:|\bsql: unknown driver "`, "an app, plugin, import or driver the program loads cannot be found", loadLiterals()},
 		{sigStop, `\b[Nn]o (?:installed )?packages? (?:found |available to install )?matching\b|[Cc]ouldn't find manifest for '|does the image exist remotely\?|^(?:[Ee]rror: )?Not [Ff]ound\.?$|[Nn]ative dependency '[^']+' not found|\b[Dd]ependency ["'][^"']+["'] not found|Package requirements \([^)]*\) were not met`, "a package, image, dependency or item asked for is not there, in the tool's words", itemLiterals()},
 		{sigStop, `[Dd]id(?:n't| not) find section in config|no summary found \(check|has no summary file\. Check the URL|fetch summary from disabled remote|[Uu]nrecogni[sz]ed directive\b|is not a registered directive\b|Invalid command '[^']+', perhaps misspelled|[Uu]nknown keyword '[^']+' in '`, "a remote, section or directive the configuration names is not defined or not built in", configNameLiterals()},
+		{sigStop, `with an already registered id\b|\bid '[^']*' already used\b|duplicate metrics collector registration attempted|\bDuplicate (?:resource|data|provider|module|variable|output) "[^"]*" configuration|\bwas already declared at\b|"[^"]+" already declared\b|\b\d+ change ?sets? check ?sum\b|\bwas: \S+ but is now: \S+|checksum for \x60[^\x60]+\x60 changed between lock files|listed checksum of \x60[^\x60]+\x60 has changed|match any of the checksums (?:previously )?recorded in the dependency lock file`, "a name registered twice, or a checksum recorded earlier that changed", twiceLiterals()},
+		{sigStop, `conflicts with file from package\b|conflicts between attempted installs of\b|trying to overwrite '[^']+', which is also in package|failed to commit transaction \(conflicting files\)|: \S+ exists in filesystem\b|\bResolutionImpossible\b|\bRequirementsConflicted\b|\bRequirements conflict:|Unable to find a resolution\b|these package versions have conflicting dependencies|unresolvable package conflicts detected`, "packages conflict: two own one file, or their requirements cannot all hold", conflictLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
