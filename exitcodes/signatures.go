@@ -114,7 +114,7 @@ func secretLiterals() []string {
 
 // idleLiterals: nothing to do.
 func idleLiterals() []string {
-	return []string{"o changes to deploy", "updates are to be performed", "contain changes", "othing to ", "o tests ", "id not find any ", "o input", "o images defined"}
+	return []string{"o changes to deploy", "updates are to be performed", "contain changes", "othing to ", "o tests ", "id not find any ", "o input", "o images defined", "have a Dockerfile or buildpacks", "efault language could be detected", "generate a build plan", "buildpack groups passed detection", "match known buildpacks"}
 }
 
 // refusalLiterals: policies and platforms.
@@ -172,6 +172,21 @@ func twiceLiterals() []string {
 // together.
 func conflictLiterals() []string {
 	return []string{"conflicts with file from package", "conflicts between attempted installs", "which is also in package", "conflicting files", " exists in filesystem", "ResolutionImpossible", "RequirementsConflicted", "Requirements conflict:", "nable to find a resolution", "conflicting dependencies", "unresolvable package conflicts"}
+}
+
+// platformLiterals: another architecture, a kernel feature missing.
+func platformLiterals() []string {
+	return []string{"xec format error", "cannot execute binary file", "wrong ELF class", "incompatible architecture", "RTNETLINK answers: Operation not supported", "Protocol not supported", "modprobe: FATAL: Module ", "do you need to insmod"}
+}
+
+// toolchainLiterals: a toolchain too old, a protocol retired.
+func toolchainLiterals() []string {
+	return []string{"too outdated", "or higher is required", "has been removed from CMake", "go.mod requires go", "git://github.com/"}
+}
+
+// signingKeyLiterals: signatures made with a key the tool does not know.
+func signingKeyLiterals() []string {
+	return []string{"matching keyid", "Public key for ", "GPG check FAILED", "ignature from \"", "check signature: "}
 }
 
 // HTTP status fragments for signatures: the terminal statuses the issue
@@ -286,7 +301,7 @@ func signatureTable() []sigDef {
 		{sigStop, `hash mismatch in fixed-output derivation|Checksum was [0-9a-f]+ but wanted|[Cc]hecksum mismatch|integrity checksum failed|\bEINTEGRITY\b|[Hh]ash mismatch|computed checksums? did NOT match|Dirty database version|Multiple head revisions|[Dd]etected failed migration|found failed migrations|[Mm]igrations? (?:have|has) failed validation|[Cc]an't locate revision`, "a hash does not match, or a migration tool found the schema in a bad state", stateLiterals()},
 		{sigStop, `no identity matched any of the recipients|no master key was able to decrypt|[Dd]ecryption failed\b|[Nn]o secret key\b|\bbad decrypt\b|no (?:matching )?signatures (?:were )?found|no matching signatures|[Ss]ignature verification failed|NO_PUBKEY|the region is wrong|AuthorizationHeaderMalformed|IllegalLocationConstraintException|PermanentRedirect|must be addressed using the specified endpoint|[Ww]rong region|(?:[Ii]nvalid|[Uu]nknown) region\b`, "no key can decrypt it, no signature matches, or the region is wrong", keyLiterals()},
 		{sigStop, `[Uu]nable to load (?:[Cc]ertificate|(?:[Pp]rivate |[Pp]ublic |client )?[Kk]ey)|[Cc]annot load certificate|Could not open file or uri|[Cc]ould not (?:read|load) (?:the )?(?:certificate|private key|key file)|[Mm]issing [A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)\b|_(?:TOKEN|PAT)\b[^.,;]{0,30}?(?:not set|is unset|is missing)(?:$|[.;])|(?:[Ss]et|[Pp]rovide) (?:the |a |an )?[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET)\b`, "a certificate or key file cannot be loaded, or a token is not set", secretLiterals()},
-		{sigStop, `No changes to deploy|No updates are to be performed|didn't contain changes|[Nn]othing to (?:deploy|release|publish)\b|No tests found|[Nn]o tests (?:ran|were found|to run)\b|[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined`, "nothing to do: no change, no test, no input", idleLiterals()},
+		{sigStop, `No changes to deploy|No updates are to be performed|didn't contain changes|[Nn]othing to (?:deploy|release|publish)\b|No tests found|[Nn]o tests (?:ran|were found|to run)\b|[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined|does not have a Dockerfile or buildpacks|No default language could be detected|unable to generate a build plan|No buildpack groups passed detection|could not detect app files that match known buildpacks`, "nothing to do: no change, no test, no input, nothing a builder can build", idleLiterals()},
 		{sigStop, `not allowed by (?:the )?(?:security )?policy|[Dd]enied by (?:the )?(?:[\w-]+ )?polic(?:y|ies)|blocked due to the following polic|\(invalid_input\b|\binvalid_request_error\b|\bInvalidParameter(?:Value|Combination)\b|requires (?:Ruby|Python|Node(?:\.js)?|PHP) version|requires a different Python|requires rustc [\d.]+ or newer|[Yy]our bundle only supports platforms|is not a supported wheel on this platform|not compatible with (?:this|the current|your) (?:platform|Ruby|Python)`, "a policy, version or platform refuses it", refusalLiterals()},
 
 		// Families widened from the fourth held-out set (family5.txt).
@@ -298,6 +313,9 @@ func signatureTable() []sigDef {
 		{sigStop, `[Dd]id(?:n't| not) find section in config|no summary found \(check|has no summary file\. Check the URL|fetch summary from disabled remote|[Uu]nrecogni[sz]ed directive\b|is not a registered directive\b|Invalid command '[^']+', perhaps misspelled|[Uu]nknown keyword '[^']+' in '`, "a remote, section or directive the configuration names is not defined or not built in", configNameLiterals()},
 		{sigStop, `with an already registered id\b|\bid '[^']*' already used\b|duplicate metrics collector registration attempted|\bDuplicate (?:resource|data|provider|module|variable|output) "[^"]*" configuration|\bwas already declared at\b|"[^"]+" already declared\b|\b\d+ change ?sets? check ?sum\b|\bwas: \S+ but is now: \S+|checksum for \x60[^\x60]+\x60 changed between lock files|listed checksum of \x60[^\x60]+\x60 has changed|match any of the checksums (?:previously )?recorded in the dependency lock file`, "a name registered twice, or a checksum recorded earlier that changed", twiceLiterals()},
 		{sigStop, `conflicts with file from package\b|conflicts between attempted installs of\b|trying to overwrite '[^']+', which is also in package|failed to commit transaction \(conflicting files\)|: \S+ exists in filesystem\b|\bResolutionImpossible\b|\bRequirementsConflicted\b|\bRequirements conflict:|Unable to find a resolution\b|these package versions have conflicting dependencies|unresolvable package conflicts detected`, "packages conflict: two own one file, or their requirements cannot all hold", conflictLiterals()},
+		{sigStop, `[Ee]xec format error|cannot execute binary file|wrong ELF class: ELFCLASS\d+|incompatible architecture \(have|RTNETLINK answers: Operation not supported|Unable to access interface: Protocol not supported|modprobe: FATAL: Module \S+ not found|Table does not exist \(do you need to insmod\?\)`, "built for another architecture, or a kernel feature is missing", platformLiterals()},
+		{sigStop, `Error: Your (?:Xcode|Command Line Tools) (?:\([^)]*\) )?(?:is|are) too outdated|CMake [\d.]+ or higher is required|Compatibility with CMake < [\d.]+ has been removed from CMake|go\.mod requires go >= [\d.]+ \(running go|[Ff]ailed to (?:fetch|execute|clone)\b.*\bgit://github\.com/`, "a toolchain too old for it, or a git:// URL GitHub no longer serves", toolchainLiterals()},
+		{sigStop, `[Cc]annot find matching keyid\b|Public key for \S+ is not installed|GPG check FAILED|signature from "[^"]*" is (?:unknown|marginal) trust|Can't check signature: (?:[Nn]o public key|public key not found)`, "a signature made with a key the tool does not know or trust", signingKeyLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
