@@ -137,7 +137,12 @@ func lintFindingLiterals() []string {
 
 // brokerRefusalLiterals: a broker refusing a client's credentials.
 func brokerRefusalLiterals() []string {
-	return []string{"onnection Refused", "onnection refused", "NOT_AUTHORIZED", "notAuthorized"}
+	return []string{"onnection Refused", "onnection refused"}
+}
+
+// refusedLiterals: credentials refused in a tool's own sentence.
+func refusedLiterals() []string {
+	return []string{"redentials", "password was incorrect", "assword verification failed"}
 }
 
 // serverBusyLiterals: a file or VPN server's own transient status.
@@ -145,7 +150,7 @@ func serverBusyLiterals() []string { return []string{"STATUS_", "AUTH_FAILED,TEM
 
 // rejectedLiterals: credentials refused in a tool's terms.
 func rejectedLiterals() []string {
-	return []string{"redentials", "password was incorrect", "assword verification failed", "AUTH_FAILED", "STATUS_", "orbidden (check", "... forbidden"}
+	return []string{"AUTH_FAILED", "STATUS_", "... forbidden"}
 }
 
 // loadLiterals: an app, plugin, import or driver that cannot be loaded.
@@ -244,7 +249,8 @@ func signatureTable() []sigDef {
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
-		{sigStopSure, `[Cc]onnection [Rr]efused[:,] (?:[Nn]ot [Aa]uthori[sz]ed|bad user ?name or password)|\bCONNECTION_REFUSED_NOT_AUTHORIZED\b|MqttConnectReturnCode\.notAuthorized`, "a broker refused the client's credentials (MQTT's CONNACK 4 or 5)", brokerRefusalLiterals()},
+		{sigStopSure, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|[Ww]rong (?:login )?credentials|password was incorrect|[Pp]assword verification failed`, "credentials refused, in the sentence of a tool or a keystore", refusedLiterals()},
+		{sigStopSure, `[Cc]onnection [Rr]efused[:,] (?:[Nn]ot [Aa]uthori[sz]ed|bad user ?name or password)`, "a broker refused the client's credentials (MQTT's CONNACK 4 or 5)", brokerRefusalLiterals()},
 		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `Bad owner or permissions on|Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE|Unable to negotiate with|[Nn]o matching (?:host key type|key exchange method|cipher|MAC) found`, "ssh refused the host key, its configuration or the key file", nil},
 		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
@@ -307,7 +313,7 @@ func signatureTable() []sigDef {
 		// Families widened from the fourth held-out set (family5.txt).
 		{sigStop, `\bFound [1-9]\d* (?:errors?|error\(s\)|problems?|issues?)\b|\b[1-9]\d* (?:issue|failure|error)\(s\)(?: found|, \d+ warning)|\bleaks found: [1-9]|\bIssues found: [1-9]`, "a lint, type or secret scan ended in a count of problems", lintCountLiterals()},
 		{sigStop, `\.pyi?:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\.kts?:\d+:\d+: [A-Z]|\.proto:\d+:\d+: ?[A-Z]|\.rb:\d+:\d+: [CWEF]: [A-Z]|\.ya?ml:\d+:\d+: .+ \[[a-z][a-z-]*\]$|^\W*\d+:\d+ +[\x{2716}\x{00d7}] +\S|:\d+:\d+ - Unknown word \(|^L: +\d+ \| P: +\d+ \| [A-Z]{1,2}\d{2,3} \||^[EW]\d{4} .* at (?:Resources|Outputs|Parameters|Conditions|Mappings)/|\bPreviously present \w+ "`, "a lint finding: a file position and a rule", lintFindingLiterals()},
-		{sigStop, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|credentials you (?:entered|provided|supplied)\b[^.]*\b(?:incorrect|invalid|wrong)|[Ww]rong (?:login )?credentials|credentials do not match our records|password was incorrect|[Pp]assword verification failed|\bAUTH_FAILED\b|\b(?:NT_)?STATUS_(?:LOGON_FAILURE|WRONG_PASSWORD|ACCESS_DENIED|ACCOUNT_(?:DISABLED|LOCKED_OUT|EXPIRED|RESTRICTION)|PASSWORD_(?:EXPIRED|MUST_CHANGE)|BAD_NETWORK_(?:NAME|PATH)|OBJECT_(?:NAME|PATH)_NOT_FOUND|LOGON_TYPE_NOT_GRANTED)\b|\b[Ff]orbidden \(check\b|\.\.\. forbidden\b`, "credentials, a share or a token refused in the server's own terms", rejectedLiterals()},
+		{sigStop, `\bAUTH_FAILED\b|\b(?:NT_)?STATUS_(?:LOGON_FAILURE|WRONG_PASSWORD|ACCESS_DENIED|ACCOUNT_(?:DISABLED|LOCKED_OUT|EXPIRED|RESTRICTION)|PASSWORD_(?:EXPIRED|MUST_CHANGE)|BAD_NETWORK_(?:NAME|PATH)|OBJECT_(?:NAME|PATH)_NOT_FOUND|LOGON_TYPE_NOT_GRANTED)\b|\.\.\. forbidden\b`, "credentials, a share or a token refused in the server's own terms", rejectedLiterals()},
 		{sigStop, `Error loading ASGI app\.|[Cc]ould not import ["'][\w.:]+["']|Failed to find (?:Flask )?application(?: or factory)? in module|Failed to find attribute '[^']+' in '|\bWorker failed to boot\b|\bApp failed to load\b|Unable to load celery application|[Cc]ould not find module "[^"]+" from|couldn't find the (?:plugin|config) "|[Cc]ould not find \w+ modules in this workspace|(?:[Rr]ollup f|[Ff])ailed to resolve (?:import|entry for package) "|[Cc]ould not resolve "[^"]+"|DBD::\w+ (?:[\d.]+ |module )?required to manage|[Nn]o suitable driver found for jdbc:|\bsql: unknown driver "`, "an app, plugin, import or driver the program loads cannot be found", loadLiterals()},
 		{sigStop, `\b[Nn]o (?:installed )?packages? (?:found |available to install )?matching\b|[Cc]ouldn't find manifest for '|does the image exist remotely\?|^(?:[Ee]rror: )?Not [Ff]ound\.?$|[Nn]ative dependency '[^']+' not found|\b[Dd]ependency ["'][^"']+["'] not found|Package requirements \([^)]*\) were not met`, "a package, image, dependency or item asked for is not there, in the tool's words", itemLiterals()},
 		{sigStop, `[Dd]id(?:n't| not) find section in config|no summary found \(check|has no summary file\. Check the URL|fetch summary from disabled remote|[Uu]nrecogni[sz]ed directive\b|is not a registered directive\b|Invalid command '[^']+', perhaps misspelled|[Uu]nknown keyword '[^']+' in '`, "a remote, section or directive the configuration names is not defined or not built in", configNameLiterals()},
