@@ -203,12 +203,16 @@ func (c *Classifier) compiled() *lazyState {
 			if re == nil {
 				re = regexp.MustCompile(src.text)
 			}
-			l.matchers[i] = newMatcher(re)
+			if len(src.need) > 0 {
+				// A signature names its literals: the analysis of its
+				// regexp, which costs as much as compiling it, is skipped.
+				l.matchers[i] = matcher{re: re, need: exactLiterals(src.need)}
+				l.matchers[i].setRare()
+			} else {
+				l.matchers[i] = newMatcher(re)
+			}
 			l.matchers[i].capture = src.capture
 			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop
-			if len(src.need) > 0 {
-				l.matchers[i].need, l.matchers[i].fold = exactLiterals(src.need), false
-			}
 		}
 		l.buildSkip()
 	})

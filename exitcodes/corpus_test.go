@@ -333,7 +333,7 @@ func TestHeldOutFigures(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join("testdata", "heldout")
 	if files, err := filepath.Glob(filepath.Join(dir, "*.txt")); err == nil && len(files) == 0 {
-		t.Skip("no held-out set is in place: testdata/heldout has no *.txt (the third set is now tuning data, corpus/heldout3.txt)")
+		t.Skip("no held-out set is in place: testdata/heldout has no *.txt (the fourth set is now tuning data, corpus/heldout4.txt)")
 	}
 	cases := loadCases(t, dir)
 	for _, c := range cases {
@@ -348,21 +348,24 @@ func TestHeldOutFigures(t *testing.T) {
 		t.Logf("  miss: %s", m)
 	}
 	// Floors, not targets: these cases are never tuned on, so the figures
-	// may only be watched for regressions. They are the figures
-	// docs/classification.md reports for this set; the goals (90 % of
-	// the terminal cases without a preset, all of those with one) are
-	// not met.
-	assert.GreaterOrEqual(t, sc.transientRight, heldOutFloorTransient, "a held-out transient failure taken as terminal fails a pipeline")
+	// may only be watched for regressions. The transient floor is issue
+	// 14's goal, as a share of the set; the terminal ones are the figures
+	// docs/classification.md reports for the set once it is scored, and
+	// the goals (90 % of the terminal cases without a preset, all of those
+	// with one) have not been met by any set so far.
+	assert.GreaterOrEqual(t, percent(sc.transientRight, sc.transient), heldOutFloorTransient, "a held-out transient failure taken as terminal fails a pipeline")
 	assert.GreaterOrEqual(t, sc.terminalRight[1], heldOutFloorWithPreset, "programs with a preset fell below the figure documented")
 	assert.GreaterOrEqual(t, sc.terminalRight[0], heldOutFloorWithoutPreset, "programs without a preset fell below the figure documented")
 }
 
-// The fourth held-out set as it was scored, once, after the tuning on the
-// third (docs/classification.md): terminal cases judged terminal, 31 of
-// 70 without a preset and 20 of 27 with one; transient cases retried, 50
-// of 53 (the goal, 95 %, is missed by one case).
+// The floors of the next held-out set. The fourth set's (31 of 70
+// terminal cases without a preset, 20 of 27 with one, 50 of 53 transient
+// ones retried) went with it into the corpus; the fifth set, written
+// blind, is scored once with none, and its terminal figures then become
+// the two terminal floors, as the fourth's did. Until then those are
+// zero and only the transient goal, 95 % retried, is asserted.
 const (
-	heldOutFloorWithoutPreset = 31
-	heldOutFloorWithPreset    = 20
-	heldOutFloorTransient     = 50
+	heldOutFloorWithoutPreset = 0
+	heldOutFloorWithPreset    = 0
+	heldOutFloorTransient     = 95.0
 )

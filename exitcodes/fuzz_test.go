@@ -97,6 +97,16 @@ func FuzzClassify(f *testing.F) {
 	f.Add(2, uint8(0), false, uint8(0), []byte("gzip: stdin: unexpected end of file\ntar: Unexpected EOF in archive\nE: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 1797 (apt-get)"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("Remote: Bad owner or permissions on /home/u/.ssh/config\nConnection closed by remote host."))
 	f.Add(1, uint8(0), false, uint8(0), []byte("Warning: ccache not found, building without it\nHTTP/2 is not supported by the proxy, retrying\nno healthy upstream"))
+	// Families of the fourth held-out set: lint counts and findings,
+	// credentials and shares refused in a server's terms, an app that
+	// cannot be imported, a name registered twice, another architecture,
+	// and the transient forms that share their words.
+	f.Add(1, uint8(0), false, uint8(0), []byte("./app.py:3:1: F401 'os' imported but unused\nFound 112 errors in 26 files (checked 44 source files)\n2:57PM WRN leaks found: 36"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("ERROR:    Error loading ASGI app. Could not import module \"main\".\nsession setup failed: NT_STATUS_LOGON_FAILURE\nConnection Refused: not authorized."))
+	f.Add(1, uint8(0), false, uint8(0), []byte("may not add resource with an already registered id: x\n     2 changesets check sum\nerror: failed to commit transaction (conflicting files)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("exec /usr/local/bin/docker-entrypoint.sh: exec format error\nError: Your Command Line Tools are too outdated.\nInternal Error: Cannot find matching keyid: {}"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("do_connect: Connection to 10.0.0.1 failed (Error NT_STATUS_IO_TIMEOUT)\nAUTH_FAILED,TEMP[backoff 30]\ngpg: keyserver receive failed: Connection timed out"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("nuget : Response status code does not indicate success: 406 (Not Acceptable).\nNo package found matching input criteria."))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

@@ -1,6 +1,9 @@
 package exitcodes
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // multiSearch finds whether a text contains any of a set of byte strings in
 // one pass, where searching for each string in turn would pass over the
@@ -95,13 +98,25 @@ func pairRarity(a, b byte) int {
 	case !lower(a) || !lower(b):
 		return 1000 + rarity(a) + rarity(b)
 	}
-	for i := 0; i+1 < len(commonPairs); i += 3 {
-		if commonPairs[i] == a && commonPairs[i+1] == b {
-			return 1 + i/3
+	return commonPairRanks()[a-'a'][b-'a']
+}
+
+// commonPairRanks returns, for each pair of lower-case letters, its score
+// in pairRarity: 1 plus its place in commonPairs, or 999 when it is not
+// listed. It is built once: a scan of commonPairs for each pair of each
+// literal took an eighth of the time the signatures take to compile.
+var commonPairRanks = sync.OnceValue(func() *[26][26]int {
+	var t [26][26]int
+	for i := range t {
+		for j := range t[i] {
+			t[i][j] = 999
 		}
 	}
-	return 999
-}
+	for i := 0; i+1 < len(commonPairs); i += 3 {
+		t[commonPairs[i]-'a'][commonPairs[i+1]-'a'] = 1 + i/3
+	}
+	return &t
+})
 
 // in reports whether text contains any of the needles.
 func (m *multiSearch) in(text []byte) bool {

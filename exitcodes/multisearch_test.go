@@ -71,7 +71,12 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 		"GET https://api.example.com/v2/x: 401 (request \"f3c2\")", "error: [409] Conflict", "ref:v2: not found", "Please run 'az login'",
 		"fatal: detected dubious ownership in repository at '/src'", "Error: Cannot perform an interactive login from a non TTY device", "yaml: line 35: mapping values are not allowed in this context",
 		"Stat: 401", "RESPONSE 403: 403", "Compile error", "main.c:3:1: fatal error: x.h: No such file or directory", "collect2: error: ld returned 1 exit status",
-		"error: no stack named 'a/b' found", "Couldn't find that app.", "We need your payment information", "Invalid character '<' looking for beginning of value"} {
+		"error: no stack named 'a/b' found", "Couldn't find that app.", "We need your payment information", "Invalid character '<' looking for beginning of value",
+		"Found 1 error(s).", "  12:3  \u2716  Expected indentation  indentation", "L:   3 | P:   5 | L003 | Indent", "E3012 Property should be of type String at Resources/X/Properties",
+		"session setup failed: NT_STATUS_LOGON_FAILURE", "Connection Refused: not authorized.", "Error loading ASGI app. Could not import module \"main\".",
+		"No package found matching 'foo'", "unrecognized directive: security", "may not add resource with an already registered id: x", "was: 8:abc but is now: 8:def",
+		"file /usr/x conflicts with file from package y", "exec format error", "CMake 3.20 or higher is required.  You are running version 3.16",
+		"Cannot find matching keyid: {}", "app does not have a Dockerfile or buildpacks configured", "(Error NT_STATUS_IO_TIMEOUT)"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})

@@ -89,6 +89,15 @@ type matcher struct {
 	// goesOn is set for the sigGoesOn signature, and stop for the sigStop
 	// ones that a line it matched skips; goesOn precedes them.
 	goesOn, stop bool
+	// rare and rareFolded hold the hash of each literal's rarest bigram,
+	// for the literals sought in the line as it is and in the line folded:
+	// a line whose gram sets hold none of them contains no literal, which
+	// sixteen word tests show, where the loop over the literals would test
+	// each. rareAll is false when some literal is too short to have a
+	// bigram, or when there are too few literals for the sixteen tests to
+	// cost less than the loop, and the test is then skipped.
+	rare, rareFolded gramSet
+	rareAll          bool
 }
 
 // literal is a string a matching line must contain, exactly or (fold)
@@ -125,6 +134,16 @@ func (g *gramSet) fill(line []byte) {
 	}
 }
 
+// meets reports whether g and o have a bigram hash in common.
+func (g *gramSet) meets(o *gramSet) bool {
+	for i := range g {
+		if g[i]&o[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // has reports whether every hash in grams is in g.
 func (g *gramSet) has(grams []uint16) bool {
 	for _, h := range grams {
@@ -153,6 +172,45 @@ func literalGrams(s string) []uint16 {
 	return out
 }
 
+// rarestGram returns the hash of the bigram of s least likely in
+// programs' output (see pairRarity), and false when s has none.
+func rarestGram(s string) (uint16, bool) {
+	best, score := -1, -1
+	for i := 0; i+1 < len(s); i++ {
+		if r := pairRarity(s[i], s[i+1]); r > score {
+			best, score = i, r
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return gramHash(s[best], s[best+1]), true
+}
+
+// rareMin is the fewest literals for which the rare-bigram test pays: with
+// fewer, the loop over them rejects a line as fast.
+const rareMin = 4
+
+// setRare fills m.rare and m.rareFolded from m.need.
+func (m *matcher) setRare() {
+	m.rare, m.rareFolded, m.rareAll = gramSet{}, gramSet{}, len(m.need) >= rareMin
+	if !m.rareAll {
+		return
+	}
+	for _, l := range m.need {
+		h, ok := rarestGram(l.s)
+		if !ok {
+			m.rareAll = false
+			return
+		}
+		set := &m.rare
+		if l.fold {
+			set = &m.rareFolded
+		}
+		set[h>>6] |= 1 << (h & 63)
+	}
+}
+
 // newMatcher analyses re for literals that every match must contain.
 func newMatcher(re *regexp.Regexp) matcher {
 	m := matcher{re: re}
@@ -167,6 +225,7 @@ func newMatcher(re *regexp.Regexp) matcher {
 			lits[i].grams = literalGrams(lits[i].s)
 			m.fold = m.fold || lits[i].fold
 		}
+		m.setRare()
 	}
 	return m
 }
@@ -186,6 +245,9 @@ func exactLiterals(ss []string) []literal {
 func (m *matcher) mayMatch(line, folded []byte, g, gf *gramSet) bool {
 	if m.need == nil {
 		return true
+	}
+	if m.rareAll && g != nil && (gf != nil || !m.fold) && !g.meets(&m.rare) && (!m.fold || !gf.meets(&m.rareFolded)) {
+		return false
 	}
 	for _, l := range m.need {
 		hay, grams := line, g

@@ -91,6 +91,24 @@ func TestGramSetRejectsLiteralsTheLineLacks(t *testing.T) {
 	assert.False(t, g.has(literalGrams("refused")))
 }
 
+func TestMatcherRareGramsRejectLinesWithoutAnyLiteral(t *testing.T) {
+	t.Parallel()
+	m := newMatcher(regexp.MustCompile(`ETIMEDOUT|ECONNRESET|EAI_AGAIN|(?i)connection refused`))
+	require.True(t, m.rareAll)
+	for _, l := range []string{"npm ERR! code ETIMEDOUT", "read ECONNRESET", "getaddrinfo EAI_AGAIN", "dial tcp: Connection REFUSED"} {
+		folded := foldLine(nil, []byte(l))
+		assert.True(t, m.mayMatch([]byte(l), folded, gramsOf([]byte(l)), gramsOf(folded)), "line %q holds a literal", l)
+	}
+	quiet := []byte("Downloading packages: 42 of 97")
+	assert.False(t, m.mayMatch(quiet, foldLine(nil, quiet), gramsOf(quiet), gramsOf(foldLine(nil, quiet))))
+
+	short := newMatcher(regexp.MustCompile(`x|yz|abc|defg`))
+	require.Len(t, short.need, 4)
+	assert.False(t, short.rareAll, "a one-byte literal has no bigram, so the test is skipped")
+	assert.True(t, short.mayMatch([]byte("x"), nil, gramsOf([]byte("x")), nil))
+	assert.False(t, newMatcher(regexp.MustCompile(`ETIMEDOUT|ECONNRESET`)).rareAll, "two literals: the loop is as fast")
+}
+
 func TestEveryPresetPatternFitsTheSizeCap(t *testing.T) {
 	t.Parallel()
 	for _, info := range append(Presets(), SignatureInfo()) {

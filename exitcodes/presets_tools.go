@@ -214,7 +214,7 @@ func bundlerRules() []ruleDef {
 // dotnet CLI prints them.
 func dotnetRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|A compatible \.NET SDK was not found|Response status code does not indicate success: (?:401|403|404|409)\b|\((?:Unauthorized|Forbidden|Not Found)\)`, "compile or project error, no such SDK or command, or refused credentials"),
+		stopOn("", `error CS\d{4}:|error FS\d{4}:|error BC\d{5}:|error MSB1\d{3}:|error MSB4\d{3}:|error NETSDK1\d{3}:|Could not execute because the specified command or file was not found|A compatible \.NET SDK was not found|Response status code does not indicate success: `+httpStop+`\b|\((?:Unauthorized|Forbidden|Not Found|Not Acceptable)\)`, "compile or project error, no such SDK or command, or a feed that refused the request (4xx other than 408 and 429, or 501, 505)"),
 		retryOn("", `error NU1301:|error NU1801:|Response status code does not indicate success: (?:5[0-9][0-9]|429)\b|The SSL connection could not be established|Unable to read data from the transport connection|An error occurred while sending the request|The operation was canceled|Name or service not known|Resource temporarily unavailable`, "the feed failed or could not be reached: a package it would have had is not missing"),
 		stopOn("", `error NU110[0-3]:|error NU1605:|error NU1202:|error NU190[1-4]:|error NU3\d{3}:`, "missing or incompatible package, a downgrade, a vulnerable package or a signature error"),
 	}

@@ -114,12 +114,84 @@ func secretLiterals() []string {
 
 // idleLiterals: nothing to do.
 func idleLiterals() []string {
-	return []string{"o changes to deploy", "updates are to be performed", "contain changes", "othing to ", "o tests ", "id not find any ", "o input", "o images defined"}
+	return []string{"o changes to deploy", "updates are to be performed", "contain changes", "othing to ", "o tests ", "id not find any ", "o input", "o images defined", "have a Dockerfile or buildpacks", "efault language could be detected", "generate a build plan", "buildpack groups passed detection", "match known buildpacks"}
 }
 
 // refusalLiterals: policies and platforms.
 func refusalLiterals() []string {
 	return []string{"polic", "invalid_input", "invalid_request_error", "InvalidParameter", "requires ", "bundle only supports platforms", "supported wheel", "not compatible with "}
+}
+
+// The literals of the signatures widened from the fourth held-out set
+// (family5.txt), for sigDef.need, as for the third set's.
+
+// lintCountLiterals: reports that end in a count of problems.
+func lintCountLiterals() []string {
+	return []string{"Found ", "(s)", "leaks found: ", "Issues found: "}
+}
+
+// lintFindingLiterals: findings that name a file position and a rule.
+func lintFindingLiterals() []string {
+	return []string{".py:", ".pyi:", ".kt:", ".kts:", ".proto:", ".rb:", ".yml:", ".yaml:", "\u2716", "\u00d7", " - Unknown word (", "| P: ", " at Resources/", " at Outputs/", " at Parameters/", " at Conditions/", " at Mappings/", "Previously present "}
+}
+
+// brokerRefusalLiterals: a broker refusing a client's credentials.
+func brokerRefusalLiterals() []string {
+	return []string{"onnection Refused", "onnection refused"}
+}
+
+// refusedLiterals: credentials refused in a tool's own sentence.
+func refusedLiterals() []string {
+	return []string{"redentials", "password was incorrect", "assword verification failed"}
+}
+
+// serverBusyLiterals: a file or VPN server's own transient status.
+func serverBusyLiterals() []string { return []string{"STATUS_", "AUTH_FAILED,TEMP"} }
+
+// rejectedLiterals: credentials refused in a tool's terms.
+func rejectedLiterals() []string {
+	return []string{"AUTH_FAILED", "STATUS_", "... forbidden"}
+}
+
+// loadLiterals: an app, plugin, import or driver that cannot be loaded.
+func loadLiterals() []string {
+	return []string{"ASGI app", "ould not import ", "Failed to find ", "failed to boot", "App failed to load", "load celery application", "ould not find module \"", "couldn't find the ", " modules in this workspace", "ailed to resolve ", "ould not resolve \"", "DBD::", "o suitable driver found", "unknown driver \""}
+}
+
+// itemLiterals: a package, image, dependency or item that is not there.
+func itemLiterals() []string {
+	return []string{"No package", "No installed package", "No packages", "find manifest for '", "does the image exist", "Not found", "Not Found", "ependency '", "ependency \"", "Package requirements ("}
+}
+
+// configNameLiterals: a section, remote or directive the config names.
+func configNameLiterals() []string {
+	return []string{"find section in config", "no summary found (check", "has no summary file", "disabled remote", "directive", "perhaps misspelled", "nknown keyword '"}
+}
+
+// twiceLiterals: a name registered twice, a recorded checksum changed.
+func twiceLiterals() []string {
+	return []string{"already registered id", "already used", "registration attempted", "Duplicate ", "already declared", "check sum", "but is now: ", "changed between lock files", "listed checksum of", "checksums previously recorded", "checksums recorded"}
+}
+
+// conflictLiterals: files owned twice, requirements that cannot hold
+// together.
+func conflictLiterals() []string {
+	return []string{"conflicts with file from package", "conflicts between attempted installs", "which is also in package", "conflicting files", " exists in filesystem", "ResolutionImpossible", "RequirementsConflicted", "Requirements conflict:", "nable to find a resolution", "conflicting dependencies", "unresolvable package conflicts"}
+}
+
+// platformLiterals: another architecture, a kernel feature missing.
+func platformLiterals() []string {
+	return []string{"xec format error", "cannot execute binary file", "wrong ELF class", "incompatible architecture", "RTNETLINK answers: Operation not supported", "Protocol not supported", "modprobe: FATAL: Module ", "do you need to insmod"}
+}
+
+// toolchainLiterals: a toolchain too old, a protocol retired.
+func toolchainLiterals() []string {
+	return []string{"too outdated", "or higher is required", "has been removed from CMake", "go.mod requires go", "git://github.com/"}
+}
+
+// signingKeyLiterals: signatures made with a key the tool does not know.
+func signingKeyLiterals() []string {
+	return []string{"matching keyid", "Public key for ", "GPG check FAILED", "ignature from \"", "check signature: "}
 }
 
 // HTTP status fragments for signatures: the terminal statuses the issue
@@ -177,6 +249,8 @@ func signatureTable() []sigDef {
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
+		{sigStopSure, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|[Ww]rong (?:login )?credentials|password was incorrect|[Pp]assword verification failed`, "credentials refused, in the sentence of a tool or a keystore", refusedLiterals()},
+		{sigStopSure, `[Cc]onnection [Rr]efused[:,] (?:[Nn]ot [Aa]uthori[sz]ed|bad user ?name or password)`, "a broker refused the client's credentials (MQTT's CONNACK 4 or 5)", brokerRefusalLiterals()},
 		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `Bad owner or permissions on|Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE|Unable to negotiate with|[Nn]o matching (?:host key type|key exchange method|cipher|MAC) found`, "ssh refused the host key, its configuration or the key file", nil},
 		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
@@ -200,6 +274,7 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
 		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$|[Tt]ried to reconnect at offset|[Pp]remature EOF|[Rr]ead error at byte|[Cc]onnection closed prematurely|transfer failed for \S+$`, "the transfer broke off or never connected", nil},
 		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Cc]an't (?:acquire|obtain) (?:the |a )?lock\b|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
+		{sigRetry, `\b(?:NT_)?STATUS_(?:IO_TIMEOUT|CONNECTION_(?:REFUSED|RESET|DISCONNECTED|ABORTED)|HOST_UNREACHABLE|NETWORK_UNREACHABLE|INSUFFICIENT_RESOURCES|NETWORK_BUSY)\b|\bAUTH_FAILED,TEMP\b`, "a file or VPN server's own word for a timeout, a lost connection or a busy server", serverBusyLiterals()},
 
 		// A line that says what the program does about a missing thing:
 		// the terminal signatures below are not sought on it.
@@ -232,8 +307,21 @@ func signatureTable() []sigDef {
 		{sigStop, `hash mismatch in fixed-output derivation|Checksum was [0-9a-f]+ but wanted|[Cc]hecksum mismatch|integrity checksum failed|\bEINTEGRITY\b|[Hh]ash mismatch|computed checksums? did NOT match|Dirty database version|Multiple head revisions|[Dd]etected failed migration|found failed migrations|[Mm]igrations? (?:have|has) failed validation|[Cc]an't locate revision`, "a hash does not match, or a migration tool found the schema in a bad state", stateLiterals()},
 		{sigStop, `no identity matched any of the recipients|no master key was able to decrypt|[Dd]ecryption failed\b|[Nn]o secret key\b|\bbad decrypt\b|no (?:matching )?signatures (?:were )?found|no matching signatures|[Ss]ignature verification failed|NO_PUBKEY|the region is wrong|AuthorizationHeaderMalformed|IllegalLocationConstraintException|PermanentRedirect|must be addressed using the specified endpoint|[Ww]rong region|(?:[Ii]nvalid|[Uu]nknown) region\b`, "no key can decrypt it, no signature matches, or the region is wrong", keyLiterals()},
 		{sigStop, `[Uu]nable to load (?:[Cc]ertificate|(?:[Pp]rivate |[Pp]ublic |client )?[Kk]ey)|[Cc]annot load certificate|Could not open file or uri|[Cc]ould not (?:read|load) (?:the )?(?:certificate|private key|key file)|[Mm]issing [A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET|PASSWORD)\b|_(?:TOKEN|PAT)\b[^.,;]{0,30}?(?:not set|is unset|is missing)(?:$|[.;])|(?:[Ss]et|[Pp]rovide) (?:the |a |an )?[A-Z][A-Z0-9_]*_(?:TOKEN|KEY|SECRET)\b`, "a certificate or key file cannot be loaded, or a token is not set", secretLiterals()},
-		{sigStop, `No changes to deploy|No updates are to be performed|didn't contain changes|[Nn]othing to (?:deploy|release|publish)\b|No tests found|[Nn]o tests (?:ran|were found|to run)\b|[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined`, "nothing to do: no change, no test, no input", idleLiterals()},
+		{sigStop, `No changes to deploy|No updates are to be performed|didn't contain changes|[Nn]othing to (?:deploy|release|publish)\b|No tests found|[Nn]o tests (?:ran|were found|to run)\b|[Dd]id not find any [\w.() *]+ files|[Nn]o input files?\b|[Nn]o inputs were found|[Nn]o images defined|does not have a Dockerfile or buildpacks|No default language could be detected|unable to generate a build plan|No buildpack groups passed detection|could not detect app files that match known buildpacks`, "nothing to do: no change, no test, no input, nothing a builder can build", idleLiterals()},
 		{sigStop, `not allowed by (?:the )?(?:security )?policy|[Dd]enied by (?:the )?(?:[\w-]+ )?polic(?:y|ies)|blocked due to the following polic|\(invalid_input\b|\binvalid_request_error\b|\bInvalidParameter(?:Value|Combination)\b|requires (?:Ruby|Python|Node(?:\.js)?|PHP) version|requires a different Python|requires rustc [\d.]+ or newer|[Yy]our bundle only supports platforms|is not a supported wheel on this platform|not compatible with (?:this|the current|your) (?:platform|Ruby|Python)`, "a policy, version or platform refuses it", refusalLiterals()},
+
+		// Families widened from the fourth held-out set (family5.txt).
+		{sigStop, `\bFound [1-9]\d* (?:errors?|error\(s\)|problems?|issues?)\b|\b[1-9]\d* (?:issue|failure|error)\(s\)(?: found|, \d+ warning)|\bleaks found: [1-9]|\bIssues found: [1-9]`, "a lint, type or secret scan ended in a count of problems", lintCountLiterals()},
+		{sigStop, `\.pyi?:\d+:\d+: [A-Z]{1,3}\d{3,4}\b|\.kts?:\d+:\d+: [A-Z]|\.proto:\d+:\d+: ?[A-Z]|\.rb:\d+:\d+: [CWEF]: [A-Z]|\.ya?ml:\d+:\d+: .+ \[[a-z][a-z-]*\]$|^\W*\d+:\d+ +[\x{2716}\x{00d7}] +\S|:\d+:\d+ - Unknown word \(|^L: +\d+ \| P: +\d+ \| [A-Z]{1,2}\d{2,3} \||^[EW]\d{4} .* at (?:Resources|Outputs|Parameters|Conditions|Mappings)/|\bPreviously present \w+ "`, "a lint finding: a file position and a rule", lintFindingLiterals()},
+		{sigStop, `\bAUTH_FAILED\b|\b(?:NT_)?STATUS_(?:LOGON_FAILURE|WRONG_PASSWORD|ACCESS_DENIED|ACCOUNT_(?:DISABLED|LOCKED_OUT|EXPIRED|RESTRICTION)|PASSWORD_(?:EXPIRED|MUST_CHANGE)|BAD_NETWORK_(?:NAME|PATH)|OBJECT_(?:NAME|PATH)_NOT_FOUND|LOGON_TYPE_NOT_GRANTED)\b|\.\.\. forbidden\b`, "credentials, a share or a token refused in the server's own terms", rejectedLiterals()},
+		{sigStop, `Error loading ASGI app\.|[Cc]ould not import ["'][\w.:]+["']|Failed to find (?:Flask )?application(?: or factory)? in module|Failed to find attribute '[^']+' in '|\bWorker failed to boot\b|\bApp failed to load\b|Unable to load celery application|[Cc]ould not find module "[^"]+" from|couldn't find the (?:plugin|config) "|[Cc]ould not find \w+ modules in this workspace|(?:[Rr]ollup f|[Ff])ailed to resolve (?:import|entry for package) "|[Cc]ould not resolve "[^"]+"|DBD::\w+ (?:[\d.]+ |module )?required to manage|[Nn]o suitable driver found for jdbc:|\bsql: unknown driver "`, "an app, plugin, import or driver the program loads cannot be found", loadLiterals()},
+		{sigStop, `\b[Nn]o (?:installed )?packages? (?:found |available to install )?matching\b|[Cc]ouldn't find manifest for '|does the image exist remotely\?|^(?:[Ee]rror: )?Not [Ff]ound\.?$|[Nn]ative dependency '[^']+' not found|\b[Dd]ependency ["'][^"']+["'] not found|Package requirements \([^)]*\) were not met`, "a package, image, dependency or item asked for is not there, in the tool's words", itemLiterals()},
+		{sigStop, `[Dd]id(?:n't| not) find section in config|no summary found \(check|has no summary file\. Check the URL|fetch summary from disabled remote|[Uu]nrecogni[sz]ed directive\b|is not a registered directive\b|Invalid command '[^']+', perhaps misspelled|[Uu]nknown keyword '[^']+' in '`, "a remote, section or directive the configuration names is not defined or not built in", configNameLiterals()},
+		{sigStop, `with an already registered id\b|\bid '[^']*' already used\b|duplicate metrics collector registration attempted|\bDuplicate (?:resource|data|provider|module|variable|output) "[^"]*" configuration|\bwas already declared at\b|"[^"]+" already declared\b|\b\d+ change ?sets? check ?sum\b|\bwas: \S+ but is now: \S+|checksum for \x60[^\x60]+\x60 changed between lock files|listed checksum of \x60[^\x60]+\x60 has changed|match any of the checksums (?:previously )?recorded in the dependency lock file`, "a name registered twice, or a checksum recorded earlier that changed", twiceLiterals()},
+		{sigStop, `conflicts with file from package\b|conflicts between attempted installs of\b|trying to overwrite '[^']+', which is also in package|failed to commit transaction \(conflicting files\)|: \S+ exists in filesystem\b|\bResolutionImpossible\b|\bRequirementsConflicted\b|\bRequirements conflict:|Unable to find a resolution\b|these package versions have conflicting dependencies|unresolvable package conflicts detected`, "packages conflict: two own one file, or their requirements cannot all hold", conflictLiterals()},
+		{sigStop, `[Ee]xec format error|cannot execute binary file|wrong ELF class: ELFCLASS\d+|incompatible architecture \(have|RTNETLINK answers: Operation not supported|Unable to access interface: Protocol not supported|modprobe: FATAL: Module \S+ not found|Table does not exist \(do you need to insmod\?\)`, "built for another architecture, or a kernel feature is missing", platformLiterals()},
+		{sigStop, `Error: Your (?:Xcode|Command Line Tools) (?:\([^)]*\) )?(?:is|are) too outdated|CMake [\d.]+ or higher is required|Compatibility with CMake < [\d.]+ has been removed from CMake|go\.mod requires go >= [\d.]+ \(running go|[Ff]ailed to (?:fetch|execute|clone)\b.*\bgit://github\.com/`, "a toolchain too old for it, or a git:// URL GitHub no longer serves", toolchainLiterals()},
+		{sigStop, `[Cc]annot find matching keyid\b|Public key for \S+ is not installed|GPG check FAILED|signature from "[^"]*" is (?:unknown|marginal) trust|Can't check signature: (?:[Nn]o public key|public key not found)`, "a signature made with a key the tool does not know or trust", signingKeyLiterals()},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
