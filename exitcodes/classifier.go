@@ -84,8 +84,8 @@ type lazyState struct {
 	matchers  []matcher
 	// For MayMatch: the literals some pattern requires, searched for all
 	// at once; anyLine is set when a pattern requires none.
-	raw, folded *multiSearch
-	anyLine     bool
+	search  *multiSearch // the literals of l.matchers, sought as they are or folded
+	anyLine bool
 }
 
 // activeSig is one cross-tool signature with its pattern's index.
@@ -237,8 +237,8 @@ func (l *lazyState) buildSkip() {
 			}
 		}
 	}
-	l.raw, l.folded = newMultiSearch(raw), newMultiSearch(folded)
-	l.anyLine = (len(raw) > 0 && l.raw == nil) || (len(folded) > 0 && l.folded == nil)
+	l.search = newMixedSearch(raw, folded)
+	l.anyLine = len(raw)+len(folded) > 0 && l.search == nil
 }
 
 // NeedsOutput reports whether any rule reads output lines, so that the
@@ -643,7 +643,7 @@ func (c *Classifier) MayMatch(text []byte) bool {
 		return false
 	}
 	l := c.compiled()
-	return l.anyLine || (l.raw != nil && l.raw.in(text)) || (l.folded != nil && l.folded.inFolded(text))
+	return l.anyLine || (l.search != nil && l.search.in(text))
 }
 
 // MayMatch is the classifier's MayMatch, for the scanner of an attempt.

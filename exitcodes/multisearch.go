@@ -13,6 +13,12 @@ import (
 // no dependency from one byte to the next, so it runs at memory speed) and
 // checks the strings anchored there only on a hit. One-byte strings are
 // found with IndexByte.
+//
+// One search can hold needles sought as they are and needles sought in
+// the text folded (newMixedSearch): its pass then lowers the text's ASCII
+// letters as it goes and files every anchor by its lowered pair, so that
+// both kinds are found in the one pass, each checked on a hit in its own
+// way.
 type multiSearch struct {
 	anchors [1 << 16 / 64]uint64
 	// group holds, by anchor pair, 1 + the index in at of the strings
@@ -21,35 +27,61 @@ type multiSearch struct {
 	group  []uint16
 	at     [][]anchored
 	single []byte
+	// singleFolded are one-byte needles sought in the text folded.
+	singleFolded []byte
+	// lowered says that the pass lowers the text as it goes: some needle
+	// is sought folded.
+	lowered bool
 }
 
 type anchored struct {
 	needle []byte
-	offset int // of the anchor pair in needle
+	offset int  // of the anchor pair in needle
+	folded bool // sought in the text folded (needle is folded already)
 }
 
-// newMultiSearch prepares the search for needles; nil when there are none
-// or one is empty (every text would contain it).
+// newMultiSearch prepares the search for needles, sought as they are; nil
+// when there are none or one is empty (every text would contain it).
 func newMultiSearch(needles [][]byte) *multiSearch {
-	if len(needles) == 0 {
+	return newMixedSearch(needles, nil)
+}
+
+// newMixedSearch prepares one search for needles sought as they are and
+// for folded ones, sought in the text folded as foldLine folds it (they
+// are folded already); nil when there are none or one is empty.
+func newMixedSearch(needles, folded [][]byte) *multiSearch {
+	if len(needles)+len(folded) == 0 {
 		return nil
 	}
-	m := &multiSearch{}
-	for _, n := range needles {
+	m := &multiSearch{lowered: len(folded) > 0}
+	add := func(n []byte, fold bool) bool {
 		switch len(n) {
 		case 0:
-			return nil
+			return false
 		case 1:
-			m.single = append(m.single, n[0])
-			continue
+			if fold {
+				m.singleFolded = append(m.singleFolded, n[0])
+			} else {
+				m.single = append(m.single, n[0])
+			}
+			return true
+		}
+		// The pass sees pairs lowered when some needle is folded: a
+		// needle's capitals are then no rarer than its small letters.
+		pairOf := func(i int) (byte, byte) {
+			if m.lowered {
+				return lowerASCII(n[i]), lowerASCII(n[i+1])
+			}
+			return n[i], n[i+1]
 		}
 		best, score := 0, -1
 		for i := 0; i+1 < len(n); i++ {
-			if s := pairRarity(n[i], n[i+1]); s > score {
+			if s := pairRarity(pairOf(i)); s > score {
 				best, score = i, s
 			}
 		}
-		pair := uint16(n[best])<<8 | uint16(n[best+1])
+		a, b := pairOf(best)
+		pair := uint16(a)<<8 | uint16(b)
 		m.anchors[pair/64] |= 1 << (pair % 64)
 		if m.group == nil {
 			m.group = make([]uint16, 1<<16)
@@ -59,7 +91,18 @@ func newMultiSearch(needles [][]byte) *multiSearch {
 			m.group[pair] = uint16(len(m.at))
 		}
 		g := m.group[pair] - 1
-		m.at[g] = append(m.at[g], anchored{n, best})
+		m.at[g] = append(m.at[g], anchored{n, best, fold})
+		return true
+	}
+	for _, n := range needles {
+		if !add(n, false) {
+			return nil
+		}
+	}
+	for _, n := range folded {
+		if !add(n, true) {
+			return nil
+		}
 	}
 	return m
 }
@@ -118,9 +161,33 @@ var commonPairRanks = sync.OnceValue(func() *[26][26]int {
 	return &t
 })
 
-// in reports whether text contains any of the needles.
+// in reports whether text contains any of the needles: those sought as
+// they are in text as it is, the folded ones in text folded as foldLine
+// folds it. Text that holds one of the two letters outside ASCII that
+// fold to ASCII ones is searched in a folded copy for the folded needles.
 func (m *multiSearch) in(text []byte) bool {
 	for _, b := range m.single {
+		if bytes.IndexByte(text, b) >= 0 {
+			return true
+		}
+	}
+	if !m.lowered {
+		return m.pass(text, false)
+	}
+	if bytes.Contains(text, kelvinSign) || bytes.Contains(text, longS) {
+		return m.pass(text, false) || m.folds(foldLine(nil, text))
+	}
+	for _, b := range m.singleFolded {
+		if bytes.IndexByte(text, b) >= 0 || (b >= 'a' && b <= 'z' && bytes.IndexByte(text, b-'a'+'A') >= 0) {
+			return true
+		}
+	}
+	return m.pass(text, true)
+}
+
+// folds reports whether text, folded already, contains a folded needle.
+func (m *multiSearch) folds(text []byte) bool {
+	for _, b := range m.singleFolded {
 		if bytes.IndexByte(text, b) >= 0 {
 			return true
 		}
@@ -137,7 +204,60 @@ func (m *multiSearch) in(text []byte) bool {
 		}
 		for _, a := range m.at[m.group[pair]-1] {
 			start := i - 1 - a.offset
-			if start >= 0 && bytes.HasPrefix(text[start:], a.needle) {
+			if a.folded && start >= 0 && bytes.HasPrefix(text[start:], a.needle) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pass makes the one pass over text that tests its byte pairs against the
+// anchors, lowering its ASCII letters as it goes when fold is set (the
+// anchors are then filed lowered), and checks the needles anchored on each
+// pair it meets; with fold unset it checks only the needles sought as they
+// are.
+func (m *multiSearch) pass(text []byte, fold bool) bool {
+	if len(m.at) == 0 || len(text) < 2 {
+		return false
+	}
+	if !m.lowered {
+		prev := uint16(text[0])
+		for i := 1; i < len(text); i++ {
+			pair := prev<<8 | uint16(text[i])
+			prev = uint16(text[i])
+			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, false) {
+				return true
+			}
+		}
+		return false
+	}
+	prev := uint16(lowerASCII(text[0]))
+	for i := 1; i < len(text); i++ {
+		c := uint16(lowerASCII(text[i]))
+		pair := prev<<8 | c
+		prev = c
+		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, fold) {
+			return true
+		}
+	}
+	return false
+}
+
+// anchoredAt reports whether a needle anchored on pair, the pair that ends
+// at text[i], is in text there: one sought as it is, or with fold set one
+// sought folded.
+func (m *multiSearch) anchoredAt(text []byte, i int, pair uint16, fold bool) bool {
+	for _, a := range m.at[m.group[pair]-1] {
+		start := i - 1 - a.offset
+		switch {
+		case start < 0:
+		case !a.folded:
+			if bytes.HasPrefix(text[start:], a.needle) {
+				return true
+			}
+		case fold:
+			if hasFoldedPrefix(text[start:], a.needle) {
 				return true
 			}
 		}
@@ -150,40 +270,6 @@ var (
 	kelvinSign = []byte("\u212A")
 	longS      = []byte("\u017F")
 )
-
-// inFolded reports whether text, folded as foldLine folds it, contains any
-// of the needles, which are folded already. It lowers ASCII letters as it
-// goes instead of folding text into a copy; only text that holds one of
-// the two letters outside ASCII that fold to ASCII ones is copied.
-func (m *multiSearch) inFolded(text []byte) bool {
-	if bytes.Contains(text, kelvinSign) || bytes.Contains(text, longS) {
-		return m.in(foldLine(nil, text))
-	}
-	for _, b := range m.single {
-		if bytes.IndexByte(text, b) >= 0 || (b >= 'a' && b <= 'z' && bytes.IndexByte(text, b-'a'+'A') >= 0) {
-			return true
-		}
-	}
-	if len(m.at) == 0 || len(text) < 2 {
-		return false
-	}
-	prev := uint16(lowerASCII(text[0]))
-	for i := 1; i < len(text); i++ {
-		c := uint16(lowerASCII(text[i]))
-		pair := prev<<8 | c
-		prev = c
-		if m.anchors[pair/64]&(1<<(pair%64)) == 0 {
-			continue
-		}
-		for _, a := range m.at[m.group[pair]-1] {
-			start := i - 1 - a.offset
-			if start >= 0 && hasFoldedPrefix(text[start:], a.needle) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // hasFoldedPrefix reports whether text, with its ASCII letters lowered,
 // begins with needle.

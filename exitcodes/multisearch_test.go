@@ -97,15 +97,53 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 	})
 }
 
-func TestInFoldedAgreesWithSearchingTheFoldedCopy(t *testing.T) {
+func TestFoldedNeedlesAreFoundAsInTheFoldedCopy(t *testing.T) {
 	t.Parallel()
 	needles := [][]byte{[]byte("timed out"), []byte("x"), []byte("rate limit"), []byte("sk"), []byte("é")}
-	m := newMultiSearch(needles)
+	plain, folded := newMultiSearch(needles), newMixedSearch(nil, needles)
 	for _, text := range []string{
 		"", "X", "Operation TIMED OUT after 30s", "Rate Limit exceeded", "no match here", "ta\u212Aen", "a\u017Fk", "ÉCOLE", "é",
 		"SK", "s", "tImEd Ou", "line one\\nRATE LIMIT\\n",
 	} {
-		assert.Equal(t, m.in(foldLine(nil, []byte(text))), m.inFolded([]byte(text)), "%q", text)
+		assert.Equal(t, plain.in(foldLine(nil, []byte(text))), folded.in([]byte(text)), "%q", text)
+	}
+}
+
+// One pass finds needles sought as they are and folded ones alike: what
+// searching the text for each of the first and its folded copy for each
+// of the others finds.
+func TestMixedSearchFindsWhatSearchingEachNeedleInTurnFinds(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(2, 2))
+	alphabet := []byte("abAB\n \u212A")
+	word := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for range 5000 {
+		var raw, folded [][]byte
+		for range r.IntN(4) {
+			raw = append(raw, word(1+r.IntN(4)))
+		}
+		for range r.IntN(4) {
+			folded = append(folded, foldLine(nil, word(1+r.IntN(4))))
+		}
+		m := newMixedSearch(raw, folded)
+		if m == nil {
+			continue // no needles, or an empty one
+		}
+		text := word(r.IntN(40))
+		want := false
+		for _, n := range raw {
+			want = want || bytes.Contains(text, n)
+		}
+		for _, n := range folded {
+			want = want || bytes.Contains(foldLine(nil, text), n)
+		}
+		assert.Equal(t, want, m.in(text), "raw %q folded %q in %q", raw, folded, text)
 	}
 }
 
