@@ -9,17 +9,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMultiSearchFindsAnyNeedleLikeSearchingEachInTurn(t *testing.T) {
-	t.Parallel()
-	r := rand.New(rand.NewPCG(1, 1))
-	alphabet := []byte("abcab\n ")
-	word := func(n int) []byte {
+// wordsOf returns a maker of random words of n bytes from alphabet.
+func wordsOf(r *rand.Rand, alphabet string) func(n int) []byte {
+	return func(n int) []byte {
 		b := make([]byte, n)
 		for i := range b {
 			b[i] = alphabet[r.IntN(len(alphabet))]
 		}
 		return b
 	}
+}
+
+func TestMultiSearchFindsAnyNeedleLikeSearchingEachInTurn(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 1))
+	word := wordsOf(r, "abcab\n ")
 	for range 2000 {
 		var needles [][]byte
 		for range 1 + r.IntN(5) {
@@ -115,14 +119,7 @@ func TestFoldedNeedlesAreFoundAsInTheFoldedCopy(t *testing.T) {
 func TestMixedSearchFindsWhatSearchingEachNeedleInTurnFinds(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(2, 2))
-	alphabet := []byte("abAB\n \u212A")
-	word := func(n int) []byte {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		return b
-	}
+	word := wordsOf(r, "abAB\n \u212A")
 	for range 5000 {
 		var raw, folded [][]byte
 		for range r.IntN(4) {
