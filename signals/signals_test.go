@@ -87,42 +87,38 @@ func TestDetachedTargetGetsNothing(t *testing.T) {
 	assert.Empty(t, target.signals())
 }
 
+// A real signal to the process is caught and forwarded: after Listen,
+// and after Start once Ready has returned (Start returns before the
+// signals are caught).
 func TestRealSignalToTheProcessIsCaught(t *testing.T) {
-	ctx, relay := Listen(context.Background(), nil)
-	defer relay.Stop()
-	target := &recorder{}
-	relay.Attach(target)
+	for _, tc := range []struct {
+		name   string
+		listen func() (context.Context, *Relay)
+		sig    syscall.Signal
+	}{
+		{"Listen", func() (context.Context, *Relay) { return Listen(context.Background(), nil) }, syscall.SIGHUP},
+		{"Start, then Ready", func() (context.Context, *Relay) {
+			ctx, r := Start(context.Background(), nil)
+			r.Ready()
+			return ctx, r
+		}, syscall.SIGTERM},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, relay := tc.listen()
+			defer relay.Stop()
+			target := &recorder{}
+			relay.Attach(target)
 
-	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))
-	select {
-	case <-ctx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("SIGHUP did not cancel the context")
+			require.NoError(t, syscall.Kill(os.Getpid(), tc.sig))
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%v did not cancel the context", tc.sig)
+			}
+			assert.Equal(t, tc.sig, relay.Received())
+			assert.Equal(t, []syscall.Signal{tc.sig}, target.signals())
+		})
 	}
-	assert.Equal(t, syscall.SIGHUP, relay.Received())
-	assert.Equal(t, []syscall.Signal{syscall.SIGHUP}, target.signals())
-}
-
-// Start returns before the signals are caught; once Ready returns, a real
-// signal is caught and forwarded as after Listen.
-func TestStartCatchesInTheBackgroundAndReadySaysWhenDone(t *testing.T) {
-	ctx, relay := Start(context.Background(), nil)
-	defer relay.Stop()
-	relay.Ready()
-	for _, sig := range Handled() {
-		assert.False(t, signal.Ignored(sig), "%v caught, not ignored", sig)
-	}
-	target := &recorder{}
-	relay.Attach(target)
-
-	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
-	select {
-	case <-ctx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("SIGTERM did not cancel the context")
-	}
-	assert.Equal(t, syscall.SIGTERM, relay.Received())
-	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, target.signals())
 }
 
 // Stopping a relay whose catching is still under way waits for it: a
