@@ -172,52 +172,32 @@ func (m *multiSearch) in(text []byte) bool {
 		}
 	}
 	if !m.lowered {
-		return m.pass(text, false)
+		return m.pass(text, true, false)
 	}
 	if bytes.Contains(text, kelvinSign) || bytes.Contains(text, longS) {
-		return m.pass(text, false) || m.folds(foldLine(nil, text))
+		folded := foldLine(nil, text)
+		return m.singleFoldedIn(folded) || m.pass(text, true, false) || m.pass(folded, false, true)
 	}
+	return m.singleFoldedIn(text) || m.pass(text, true, true)
+}
+
+// singleFoldedIn reports whether text holds a one-byte folded needle, in
+// either case.
+func (m *multiSearch) singleFoldedIn(text []byte) bool {
 	for _, b := range m.singleFolded {
 		if bytes.IndexByte(text, b) >= 0 || (b >= 'a' && b <= 'z' && bytes.IndexByte(text, b-'a'+'A') >= 0) {
 			return true
-		}
-	}
-	return m.pass(text, true)
-}
-
-// folds reports whether text, folded already, contains a folded needle.
-func (m *multiSearch) folds(text []byte) bool {
-	for _, b := range m.singleFolded {
-		if bytes.IndexByte(text, b) >= 0 {
-			return true
-		}
-	}
-	if len(m.at) == 0 || len(text) < 2 {
-		return false
-	}
-	prev := uint16(text[0])
-	for i := 1; i < len(text); i++ {
-		pair := prev<<8 | uint16(text[i])
-		prev = uint16(text[i])
-		if m.anchors[pair/64]&(1<<(pair%64)) == 0 {
-			continue
-		}
-		for _, a := range m.at[m.group[pair]-1] {
-			start := i - 1 - a.offset
-			if a.folded && start >= 0 && bytes.HasPrefix(text[start:], a.needle) {
-				return true
-			}
 		}
 	}
 	return false
 }
 
 // pass makes the one pass over text that tests its byte pairs against the
-// anchors, lowering its ASCII letters as it goes when fold is set (the
-// anchors are then filed lowered), and checks the needles anchored on each
-// pair it meets; with fold unset it checks only the needles sought as they
-// are.
-func (m *multiSearch) pass(text []byte, fold bool) bool {
+// anchors, lowering its ASCII letters as it goes when some needle is
+// folded (the anchors are then filed lowered), and checks the needles
+// anchored on each pair it meets: those sought as they are when exact is
+// set, the folded ones when folded is.
+func (m *multiSearch) pass(text []byte, exact, folded bool) bool {
 	if len(m.at) == 0 || len(text) < 2 {
 		return false
 	}
@@ -226,7 +206,7 @@ func (m *multiSearch) pass(text []byte, fold bool) bool {
 		for i := 1; i < len(text); i++ {
 			pair := prev<<8 | uint16(text[i])
 			prev = uint16(text[i])
-			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, false) {
+			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, exact, folded) {
 				return true
 			}
 		}
@@ -237,7 +217,7 @@ func (m *multiSearch) pass(text []byte, fold bool) bool {
 		c := uint16(lowerASCII(text[i]))
 		pair := prev<<8 | c
 		prev = c
-		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, fold) {
+		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, exact, folded) {
 			return true
 		}
 	}
@@ -245,18 +225,18 @@ func (m *multiSearch) pass(text []byte, fold bool) bool {
 }
 
 // anchoredAt reports whether a needle anchored on pair, the pair that ends
-// at text[i], is in text there: one sought as it is, or with fold set one
-// sought folded.
-func (m *multiSearch) anchoredAt(text []byte, i int, pair uint16, fold bool) bool {
+// at text[i], is in text there: one sought as it is when exact is set, one
+// sought folded when folded is.
+func (m *multiSearch) anchoredAt(text []byte, i int, pair uint16, exact, folded bool) bool {
 	for _, a := range m.at[m.group[pair]-1] {
 		start := i - 1 - a.offset
 		switch {
 		case start < 0:
 		case !a.folded:
-			if bytes.HasPrefix(text[start:], a.needle) {
+			if exact && bytes.HasPrefix(text[start:], a.needle) {
 				return true
 			}
-		case fold:
+		case folded:
 			if hasFoldedPrefix(text[start:], a.needle) {
 				return true
 			}
