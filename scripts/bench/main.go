@@ -56,6 +56,7 @@ func main() {
 	runs := flag.Int("runs", 30, "runs per start-up variant")
 	bytes := flag.Int64("bytes", 1<<30, "bytes per pass-through measurement")
 	trials := flag.Int("trials", 100, "trials per signal-latency measurement")
+	rounds := flag.Int("rounds", 1, "rounds of the pass-through cases, each in a new order with its own direct measurement; the median ratio is reported")
 	stream := flag.String("stream", "stdout", "internal: the writer's stream")
 	only := flag.String("only", "startup,passthrough,signals", "the measurements to run, comma-separated")
 	steps := flag.String("steps", "", "retry binaries built with -tags steptrace, comma-separated: time the steps of `retry -- true` over -runs starts each, and nothing else")
@@ -101,7 +102,7 @@ func main() {
 		stepTimes(*steps, self, *runs)
 		return
 	}
-	b := &bench{retry: *retry, self: self, deps: *deps, peers: peers}
+	b := &bench{retry: *retry, self: self, deps: *deps, peers: peers, rounds: max(*rounds, 1)}
 	fmt.Printf("machine: %d cores, %s, %s/%s\n\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH)
 	if slices.Contains(parts, "startup") {
 		b.startup(*runs)
@@ -118,6 +119,7 @@ type bench struct {
 	retry, self string
 	deps        string // the depsonly program, or empty
 	peers       peerFlags
+	rounds      int // of the pass-through cases
 }
 
 // peer is a command timed beside retry's start.
@@ -164,6 +166,12 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (measured, er
 
 func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func medianFloat(f []float64) float64 {
+	s := slices.Clone(f)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
@@ -269,14 +277,17 @@ func patterns() []string {
 }
 
 func (b *bench) passThrough(n int64) {
-	fmt.Printf("## Pass-through (%d MiB to a pipe read by the harness)\n\n", n>>20)
+	fmt.Printf("## Pass-through (%d MiB to a pipe read by the harness", n>>20)
+	if b.rounds > 1 {
+		fmt.Printf("; median of %d rounds, each in a new order, each case's ratio to the direct run of its round, min-max in brackets", b.rounds)
+	}
+	fmt.Print(")\n\n")
 	fmt.Println("| case | MB/s | ratio to direct | retry's peak RSS |")
 	fmt.Println("|---|---|---|---|")
 	writer := func(stream string) []string {
 		return []string{b.self, "-role", "writer", "-bytes", strconv.FormatInt(n, 10), "-stream", stream}
 	}
 	for _, stream := range []string{"stdout", "stderr"} {
-		direct, _ := b.throughputRSS(writer(stream), stream)
 		cases := []struct {
 			name string
 			argv []string
@@ -297,16 +308,36 @@ func (b *bench) passThrough(n int64) {
 				argv []string
 			}{"retry -n 1, no patterns (our own pipe)", append([]string{b.retry, "-n", "1", "--preset", "none", "--"}, writer(stream)...)})
 		}
-		for _, c := range cases {
-			rate, rss := direct, int64(0)
-			if c.name != cases[0].name {
-				rate, rss = b.throughputRSS(c.argv, stream)
+		// Every round measures every case, direct included, in a new
+		// order: load that comes and goes hits the round's cases alike,
+		// and each ratio is to the direct run of its own round.
+		rates := make([][]float64, len(cases))
+		ratios := make([][]float64, len(cases))
+		rss := make([]int64, len(cases))
+		order := make([]int, len(cases))
+		for i := range order {
+			order[i] = i
+		}
+		for range b.rounds {
+			rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			round := make([]float64, len(cases))
+			for _, i := range order {
+				round[i], rss[i] = b.throughputRSS(cases[i].argv, stream)
 			}
-			rssText := "-"
-			if rss > 0 {
-				rssText = fmt.Sprintf("%.1f MiB", float64(rss)/1024)
+			for i := range cases {
+				rates[i] = append(rates[i], round[i])
+				ratios[i] = append(ratios[i], round[i]/round[0])
 			}
-			fmt.Printf("| %s, %s | %.0f | %.2f | %s |\n", stream, c.name, rate, rate/direct, rssText)
+		}
+		for i, c := range cases {
+			rssText, ratioText := "-", fmt.Sprintf("%.2f", medianFloat(ratios[i]))
+			if i > 0 {
+				rssText = fmt.Sprintf("%.1f MiB", float64(rss[i])/1024)
+				if b.rounds > 1 {
+					ratioText += fmt.Sprintf(" [%.2f-%.2f]", slices.Min(ratios[i]), slices.Max(ratios[i]))
+				}
+			}
+			fmt.Printf("| %s, %s | %.0f | %s | %s |\n", stream, c.name, medianFloat(rates[i]), ratioText, rssText)
 		}
 	}
 	b.toFile(n, writer("stdout"))
