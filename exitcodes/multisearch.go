@@ -14,6 +14,14 @@ import (
 // checks the strings anchored there only on a hit. One-byte strings are
 // found with IndexByte.
 //
+// Some strings have no rare pair ("parsing", "too many ", "error getting
+// response"), so ordinary text meets their anchors every line or two. A
+// hit is therefore tested a second time before any string is compared:
+// the bytes just before and just after the pair in the text, with the
+// pair, must be those of some string anchored there (a hashed set of
+// each string's own neighbours of its anchor), which rules out nearly
+// every hit in text that holds none of the strings.
+//
 // One search can hold needles sought as they are and needles sought in
 // the text folded (newMixedSearch): its pass then lowers the text's ASCII
 // letters as it goes and files every anchor by its lowered pair, so that
@@ -29,9 +37,38 @@ type multiSearch struct {
 	single []byte
 	// singleFolded are one-byte needles sought in the text folded.
 	singleFolded []byte
+	// near is the hashed set of the anchors with their neighbours in
+	// the needles: the byte before the pair, the byte after it, or both
+	// (nearKey); kinds holds, by group, which of the three its needles
+	// were filed under, and nearAlways for a needle that is its anchor
+	// pair alone.
+	near  [1 << nearBits / 64]uint64
+	kinds []uint8
 	// lowered says that the pass lowers the text as it goes: some needle
 	// is sought folded.
 	lowered bool
+}
+
+// The kinds of neighbours a needle's anchor is filed under in
+// multiSearch.near.
+const (
+	nearBoth   uint8 = 1 << iota // the bytes before and after the pair
+	nearBefore                   // the byte before: the pair ends the needle
+	nearAfter                    // the byte after: the pair starts it
+	nearAlways                   // neither: the needle is the pair
+)
+
+// nearBits is the size of multiSearch.near: 2^18 bits (32 KiB), so that
+// the few thousand literals of every preset and the signatures fill some
+// 1 % of it.
+const nearBits = 18
+
+// nearKey hashes an anchor pair, the kind of neighbours it is filed
+// under, and those neighbours (0 for one not taken) into near's bits.
+func nearKey(kind uint8, pair uint16, before, after byte) uint32 {
+	k := uint32(pair)<<16 | uint32(before)<<8 | uint32(after)
+	k ^= uint32(kind) * 0x27d4eb2f
+	return k * 0x9e3779b1 >> (32 - nearBits)
 }
 
 type anchored struct {
@@ -54,7 +91,18 @@ func newMixedSearch(needles, folded [][]byte) *multiSearch {
 		return nil
 	}
 	m := &multiSearch{lowered: len(folded) > 0}
+	// The same literal is often required by several patterns: it is
+	// checked once.
+	seen := make(map[string]bool, len(needles)+len(folded))
 	add := func(n []byte, fold bool) bool {
+		id := string(n)
+		if fold {
+			id = "\x00" + id
+		}
+		if len(n) > 0 && seen[id] {
+			return true
+		}
+		seen[id] = true
 		switch len(n) {
 		case 0:
 			return false
@@ -88,10 +136,23 @@ func newMixedSearch(needles, folded [][]byte) *multiSearch {
 		}
 		if m.group[pair] == 0 {
 			m.at = append(m.at, nil)
+			m.kinds = append(m.kinds, 0)
 			m.group[pair] = uint16(len(m.at))
 		}
 		g := m.group[pair] - 1
 		m.at[g] = append(m.at[g], anchored{n, best, fold})
+		kind, key := nearAlways, uint32(0)
+		hasBefore, hasAfter := best > 0, best+2 < len(n)
+		switch {
+		case hasBefore && hasAfter:
+			kind, key = nearBoth, nearKey(nearBoth, pair, m.fold(n[best-1]), m.fold(n[best+2]))
+		case hasBefore:
+			kind, key = nearBefore, nearKey(nearBefore, pair, m.fold(n[best-1]), 0)
+		case hasAfter:
+			kind, key = nearAfter, nearKey(nearAfter, pair, 0, m.fold(n[best+2]))
+		}
+		m.kinds[g] |= kind
+		m.near[key/64] |= 1 << (key % 64)
 		return true
 	}
 	for _, n := range needles {
@@ -181,6 +242,37 @@ func (m *multiSearch) in(text []byte) bool {
 	return m.singleFoldedIn(text) || m.pass(text, true, true)
 }
 
+// fold returns c as the pass sees it: lowered when the pass lowers.
+func (m *multiSearch) fold(c byte) byte {
+	if m.lowered {
+		return lowerASCII(c)
+	}
+	return c
+}
+
+// nearHit reports whether the bytes around the pair that ends at text[i]
+// are, as far as near can tell, those around the anchor of a needle filed
+// under pair: false only when no needle anchored there can be in text at
+// i.
+func (m *multiSearch) nearHit(text []byte, i int, pair uint16) bool {
+	kinds := m.kinds[m.group[pair]-1]
+	if kinds&nearAlways != 0 {
+		return true
+	}
+	hasBefore, hasAfter := i >= 2, i+1 < len(text)
+	var before, after byte
+	if hasBefore {
+		before = m.fold(text[i-2])
+	}
+	if hasAfter {
+		after = m.fold(text[i+1])
+	}
+	has := func(key uint32) bool { return m.near[key/64]&(1<<(key%64)) != 0 }
+	return kinds&nearBoth != 0 && hasBefore && hasAfter && has(nearKey(nearBoth, pair, before, after)) ||
+		kinds&nearBefore != 0 && hasBefore && has(nearKey(nearBefore, pair, before, 0)) ||
+		kinds&nearAfter != 0 && hasAfter && has(nearKey(nearAfter, pair, 0, after))
+}
+
 // singleFoldedIn reports whether text holds a one-byte folded needle, in
 // either case.
 func (m *multiSearch) singleFoldedIn(text []byte) bool {
@@ -206,7 +298,7 @@ func (m *multiSearch) pass(text []byte, exact, folded bool) bool {
 		for i := 1; i < len(text); i++ {
 			pair := prev<<8 | uint16(text[i])
 			prev = uint16(text[i])
-			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, exact, folded) {
+			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.nearHit(text, i, pair) && m.anchoredAt(text, i, pair, exact, folded) {
 				return true
 			}
 		}
@@ -217,7 +309,7 @@ func (m *multiSearch) pass(text []byte, exact, folded bool) bool {
 		c := uint16(lowerASCII(text[i]))
 		pair := prev<<8 | c
 		prev = c
-		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.anchoredAt(text, i, pair, exact, folded) {
+		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.nearHit(text, i, pair) && m.anchoredAt(text, i, pair, exact, folded) {
 			return true
 		}
 	}
@@ -231,13 +323,14 @@ func (m *multiSearch) anchoredAt(text []byte, i int, pair uint16, exact, folded 
 	for _, a := range m.at[m.group[pair]-1] {
 		start := i - 1 - a.offset
 		switch {
-		case start < 0:
+		case start < 0 || start+len(a.needle) > len(text):
 		case !a.folded:
-			if exact && bytes.HasPrefix(text[start:], a.needle) {
+			// The first byte rules out most needles without a call.
+			if exact && text[start] == a.needle[0] && bytes.HasPrefix(text[start:], a.needle) {
 				return true
 			}
 		case folded:
-			if hasFoldedPrefix(text[start:], a.needle) {
+			if lowerASCII(text[start]) == a.needle[0] && hasFoldedPrefix(text[start:], a.needle) {
 				return true
 			}
 		}

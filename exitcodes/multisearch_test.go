@@ -144,6 +144,61 @@ func TestMixedSearchFindsWhatSearchingEachNeedleInTurnFinds(t *testing.T) {
 	}
 }
 
+// Longer needles are filed by the bytes around their anchor pair (before
+// it, after it, or both): a hit on the pair whose neighbours are not some
+// needle's is ruled out before any needle is compared, and nothing is
+// missed for it, whichever side of the needle the anchor falls on.
+func TestNeighbourFilterMissesNoNeedle(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 3))
+	word := wordsOf(r, "abcaBC \n")
+	for range 5000 {
+		var raw, folded [][]byte
+		for range r.IntN(5) {
+			raw = append(raw, word(2+r.IntN(7)))
+		}
+		for range r.IntN(5) {
+			folded = append(folded, foldLine(nil, word(2+r.IntN(7))))
+		}
+		m := newMixedSearch(raw, folded)
+		if m == nil {
+			continue
+		}
+		text := word(r.IntN(60))
+		want := false
+		for _, n := range raw {
+			want = want || bytes.Contains(text, n)
+		}
+		for _, n := range folded {
+			want = want || bytes.Contains(foldLine(nil, text), n)
+		}
+		assert.Equal(t, want, m.in(text), "raw %q folded %q in %q", raw, folded, text)
+	}
+}
+
+func TestNeighbourFilterRulesOutAPairInOtherWords(t *testing.T) {
+	t.Parallel()
+	// Both needles are anchored on their rarest pair, "#%".
+	m := newMultiSearch([][]byte{[]byte("ab#%cd"), []byte("xy#%zw")})
+	pair := uint16('#')<<8 | uint16('%')
+	assert.False(t, m.nearHit([]byte("..a#%d.."), 4, pair), "a-#%-d is neither needle's neighbourhood")
+	assert.True(t, m.nearHit([]byte("..b#%c.."), 4, pair))
+	assert.True(t, m.nearHit([]byte("..y#%z.."), 4, pair))
+	assert.True(t, m.in([]byte("..xy#%zw..")))
+	assert.False(t, m.in([]byte("..a#%d..b#%c..")), "the neighbourhood of a needle is not the needle")
+}
+
+func TestNeedleRequiredByManyPatternsIsCheckedOnce(t *testing.T) {
+	t.Parallel()
+	m := newMixedSearch([][]byte{[]byte("parsing"), []byte("parsing"), []byte("x")}, [][]byte{[]byte("parsing"), []byte("parsing")})
+	n := 0
+	for _, g := range m.at {
+		n += len(g)
+	}
+	assert.Equal(t, 2, n, "once as it is, once folded")
+	assert.True(t, m.in([]byte("error PARSING file")))
+}
+
 func TestSignaturePrefiltersKeepEveryFormOfAStatus(t *testing.T) {
 	t.Parallel()
 	c, err := New(Config{Signatures: true})
