@@ -24,9 +24,9 @@ import (
 //
 // One search can hold needles sought as they are and needles sought in
 // the text folded (newMixedSearch): its pass then lowers the text's ASCII
-// letters as it goes and files every anchor by its lowered pair, so that
-// both kinds are found in the one pass, each checked on a hit in its own
-// way.
+// letters as it goes (setting bit 5 of every byte) and files every anchor
+// the same way, so that both kinds are found in the one pass, each
+// checked on a hit in its own way.
 type multiSearch struct {
 	anchors [1 << 16 / 64]uint64
 	// group holds, by anchor pair, 1 + the index in at of the strings
@@ -128,7 +128,7 @@ func newMixedSearch(needles, folded [][]byte) *multiSearch {
 				best, score = i, s
 			}
 		}
-		a, b := pairOf(best)
+		a, b := m.fold(n[best]), m.fold(n[best+1])
 		pair := uint16(a)<<8 | uint16(b)
 		m.anchors[pair/64] |= 1 << (pair % 64)
 		if m.group == nil {
@@ -242,10 +242,11 @@ func (m *multiSearch) in(text []byte) bool {
 	return m.singleFoldedIn(text) || m.pass(text, true, true)
 }
 
-// fold returns c as the pass sees it: lowered when the pass lowers.
+// fold returns c as the pass sees it: with bit 5 set when the pass
+// lowers, which lowers an ASCII capital.
 func (m *multiSearch) fold(c byte) byte {
 	if m.lowered {
-		return lowerASCII(c)
+		return c | 0x20
 	}
 	return c
 }
@@ -286,29 +287,24 @@ func (m *multiSearch) singleFoldedIn(text []byte) bool {
 
 // pass makes the one pass over text that tests its byte pairs against the
 // anchors, lowering its ASCII letters as it goes when some needle is
-// folded (the anchors are then filed lowered), and checks the needles
+// folded (the anchors are then filed the same way), and checks the needles
 // anchored on each pair it meets: those sought as they are when exact is
 // set, the folded ones when folded is.
 func (m *multiSearch) pass(text []byte, exact, folded bool) bool {
 	if len(m.at) == 0 || len(text) < 2 {
 		return false
 	}
-	if !m.lowered {
-		prev := uint16(text[0])
-		for i := 1; i < len(text); i++ {
-			pair := prev<<8 | uint16(text[i])
-			prev = uint16(text[i])
-			if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.nearHit(text, i, pair) && m.anchoredAt(text, i, pair, exact, folded) {
-				return true
-			}
-		}
-		return false
+	// A pass that lowers sets bit 5 of each byte: the small letters of
+	// the capitals, and some other bytes along with them ('@' with '`',
+	// control bytes with digits and signs), which only lets through a
+	// few more pairs for anchoredAt to rule out. The anchors are filed
+	// the same way (fold).
+	var mask uint16
+	if m.lowered {
+		mask = 0x2020
 	}
-	prev := uint16(lowerASCII(text[0]))
 	for i := 1; i < len(text); i++ {
-		c := uint16(lowerASCII(text[i]))
-		pair := prev<<8 | c
-		prev = c
+		pair := (uint16(text[i-1])<<8 | uint16(text[i])) | mask
 		if m.anchors[pair/64]&(1<<(pair%64)) != 0 && m.nearHit(text, i, pair) && m.anchoredAt(text, i, pair, exact, folded) {
 			return true
 		}
