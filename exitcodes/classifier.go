@@ -212,7 +212,8 @@ func (c *Classifier) compiled() *lazyState {
 				l.matchers[i] = newMatcher(re)
 			}
 			l.matchers[i].capture = src.capture
-			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop
+			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop || src.tier == sigErrorLine
+			l.matchers[i].once = src.tier == sigUnsure
 		}
 		l.buildSkip()
 	})
@@ -311,7 +312,7 @@ func (s *Scan) Line(line []byte) {
 	goesOn := false // the line goes on to say what the program does about a missing thing
 	for i := range matchers {
 		m := &matchers[i]
-		if goesOn && m.stop {
+		if goesOn && m.stop || m.once && s.hits[i].seq > 0 {
 			continue
 		}
 		if m.fold && !folded {
@@ -510,7 +511,33 @@ func (c *Classifier) signatureVerdict(s *Scan) (Verdict, bool) {
 			return v, true
 		}
 	}
-	return c.signaturesFrom(s, 1)
+	if v, ok := c.signaturesFrom(s, 1); ok {
+		return v, true
+	}
+	return c.errorLineVerdict(s)
+}
+
+// errorLineVerdict is the last word of the signatures: a static problem
+// named on an error line (sigErrorLine) is terminal when no line carried
+// the vocabulary of a failure that passes (sigUnsure).
+func (c *Classifier) errorLineVerdict(s *Scan) (Verdict, bool) {
+	best := -1
+	var same []int
+	for _, g := range c.rules().signatures {
+		switch {
+		case g.tier == sigUnsure && s.hits[g.m].seq > 0:
+			return Verdict{}, false
+		case g.tier == sigErrorLine && s.hits[g.m].seq > 0:
+			same = append(same, g.m)
+			if best < 0 || s.hits[g.m].seq > s.hits[best].seq {
+				best = g.m
+			}
+		}
+	}
+	if best < 0 {
+		return Verdict{}, false
+	}
+	return Verdict{Class: Terminal, Rule: "error line " + quote(s.hits[best].text), Lines: s.lines(same)}, true
 }
 
 // signaturesFrom judges by the signatures that matched line from or a

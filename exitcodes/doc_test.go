@@ -59,7 +59,7 @@ func renderPresetTables(t *testing.T) string {
 	rows, err := PresetRules(SignaturesName)
 	require.NoError(t, err)
 	info := SignatureInfo()
-	fmt.Fprintf(&b, "### %s\n\n*%s*\n\nApplied to every program unless `--preset none`, after its preset. `transient` rows starting \"sure\" (an explicit \"try again later\") beat every other row; `terminal` rows starting \"sure\" beat the other transient rows; other `terminal` rows give way to a transient one, and are not sought on a line an `info` row matched (a missing thing the program goes on to fetch or create); `last-error` rows mark where a runtime reported the error that ended the program.\n\n", info.Name, info.Description)
+	fmt.Fprintf(&b, "### %s\n\n*%s*\n\nApplied to every program unless `--preset none`, after its preset. `transient` rows starting \"sure\" (an explicit \"try again later\") beat every other row; `terminal` rows starting \"sure\" beat the other transient rows; other `terminal` rows give way to a transient one, and are not sought on a line an `info` row matched (a missing thing the program goes on to fetch or create); `last-error` rows mark where a runtime reported the error that ended the program; `error-line` rows are judged last, when no other row decided, and only when no line of the output matched an `unsure` row (the words of a failure that passes).\n\n", info.Name, info.Description)
 	b.WriteString("| # | class | output matches | why |\n|---|---|---|---|\n")
 	for i, r := range rows {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", i+1, r.Class, code(r.Match), cell(r.Description))

@@ -80,7 +80,10 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 		"session setup failed: NT_STATUS_LOGON_FAILURE", "Connection Refused: not authorized.", "Error loading ASGI app. Could not import module \"main\".",
 		"No package found matching 'foo'", "unrecognized directive: security", "may not add resource with an already registered id: x", "was: 8:abc but is now: 8:def",
 		"file /usr/x conflicts with file from package y", "exec format error", "CMake 3.20 or higher is required.  You are running version 3.16",
-		"Cannot find matching keyid: {}", "app does not have a Dockerfile or buildpacks configured", "(Error NT_STATUS_IO_TIMEOUT)"} {
+		"Cannot find matching keyid: {}", "app does not have a Dockerfile or buildpacks configured", "(Error NT_STATUS_IO_TIMEOUT)",
+		"Hostname/IP does not match certificate's altnames", "rbenv: version `2.3' is not installed", "error: component 'rls' for target 'x' is unavailable for download",
+		"** (Mix) Hex dependency resolution failed", "/Documents/My: No such file or directory", "error: No remote refs found similar to 'flathub'",
+		"[!] Unable to find a specification for `X`", "TimedOut waiting", "pnpm-lock.yaml", "the lock. ", "Error: EXDEV: cross-device link not permitted"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})

@@ -89,6 +89,9 @@ type matcher struct {
 	// goesOn is set for the sigGoesOn signature, and stop for the sigStop
 	// ones that a line it matched skips; goesOn precedes them.
 	goesOn, stop bool
+	// once is set for a pattern whose first match in a Scan is all that
+	// counts (sigUnsure): it is not sought again once it has matched.
+	once bool
 	// rare and rareFolded hold the hash of each literal's rarest bigram,
 	// for the literals sought in the line as it is and in the line folded:
 	// a line whose gram sets hold none of them contains no literal, which

@@ -187,8 +187,10 @@ func PresetRules(name string) ([]RuleRow, error) {
 // "terminal" with a description starting "sure:" for those that beat a
 // transient signature, "transient" with a description starting "sure:"
 // for those that beat a sure terminal one, "info" for the lines on which
-// the other terminal signatures are not sought, and "last-error" for the lines a runtime reports
-// the error that ended the program with.
+// the other terminal signatures are not sought, "last-error" for the lines a runtime reports
+// the error that ended the program with, "error-line" for the static
+// problems judged last, on an error line, and "unsure" for the words that
+// keep an error line from deciding.
 func signatureRows() []RuleRow {
 	var rows []RuleRow
 	for _, d := range signatureTable() {
@@ -206,6 +208,10 @@ func signatureRows() []RuleRow {
 			row.Class = "terminal"
 		case sigDeath:
 			row.Class = "last-error"
+		case sigErrorLine:
+			row.Class = "error-line"
+		case sigUnsure:
+			row.Class = "unsure"
 		}
 		rows = append(rows, row)
 	}

@@ -150,3 +150,74 @@ func TestCouldntResolveHostIsTransientForAnyProgram(t *testing.T) {
 	assert.Equal(t, Transient, v.Class, v.Rule)
 	assert.Contains(t, v.Rule, "resolve host")
 }
+
+// The error line (sigErrorLine) is judged last and decides only when no
+// line carried a word of a failure that passes (sigUnsure). Judged alone,
+// on every corpus case, it must take no transient case for terminal; the
+// terminal cases that the other rules decide, whose wording was not
+// written for it, estimate its reach on wording no rule has seen.
+func TestErrorLineAloneTakesNoTransientCaseForTerminal(t *testing.T) {
+	t.Parallel()
+	var transient, terminal, caught, reached int
+	cl, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	for _, c := range loadCorpus(t) {
+		s := cl.NewScan()
+		for _, l := range c.lines {
+			s.Line([]byte(l + "\n"))
+		}
+		fires := false
+		if s.hits != nil {
+			_, fires = cl.errorLineVerdict(s)
+		}
+		switch c.want {
+		case Transient:
+			transient++
+			assert.False(t, fires, "%s: %s: a transient case, judged terminal by its error line", c.file, c.title)
+		case Terminal:
+			terminal++
+			if v := judgeCorpusCase(t, c); v.Class == Terminal && !strings.HasPrefix(v.Rule, "error line") {
+				caught++
+				if fires {
+					reached++
+				}
+			}
+		}
+	}
+	t.Logf("error line alone: %d transient cases, none taken for terminal; of the %d terminal cases other rules decide (of %d), it decides %d (%.1f%%)",
+		transient, caught, terminal, reached, percent(reached, caught))
+}
+
+func TestAnErrorLineDecidesOnlyWhenNothingSpokeOfAFailureThatPasses(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  Class
+		rule  string
+	}{
+		{"a static problem on an error line", []string{"Looking for matches…", "error: No remote refs found similar to ‘flathub’"}, Terminal, "error line"},
+		{"a word of a passing failure on another line", []string{"error: No remote refs found similar to ‘flathub’", "retrying in 2s"}, Transient, ""},
+		{"the word before the error line", []string{"Connecting to dl.flathub.org", "error: No remote refs found similar to ‘flathub’"}, Transient, ""},
+		{"static words off an error line", []string{"No remote refs found similar to ‘flathub’"}, Transient, ""},
+		{"an error line without static words", []string{"error: something went wrong"}, Transient, ""},
+		{"a target triple is not an unknown thing", []string{"error: component failed for rust-docs-x86_64-unknown-linux-gnu"}, Transient, ""},
+		{"another signature decides first", []string{"error: invalid response: HTTP 503"}, Transient, "signature"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := c.NewScan()
+			for _, l := range tc.lines {
+				s.Line([]byte(l))
+			}
+			v := c.Classify(Exit{Code: 1}, s, time.Time{})
+			assert.Equal(t, tc.want, v.Class, "rule %q", v.Rule)
+			if tc.rule == "" {
+				assert.Empty(t, v.Rule)
+			} else {
+				assert.Contains(t, v.Rule, tc.rule)
+			}
+		})
+	}
+}
