@@ -1,9 +1,10 @@
 package breaker
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"retry/internal/sha256"
 )
 
 // maxReadable bounds the readable part of a file name.

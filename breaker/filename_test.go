@@ -12,6 +12,14 @@ import (
 // fileBasePattern is the shape of every name fileBase returns.
 var fileBasePattern = regexp.MustCompile(`^(cb|run)-[A-Za-z0-9._-]{0,48}-[0-9a-f]{32}$`)
 
+// The names are those earlier releases wrote (SHA-256 of the key, as
+// crypto/sha256 computes it): state kept by an older retry is found.
+func TestFileNamesStayWhatEarlierReleasesWrote(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "cb-registry.example-751e78d2922d4e32cbaee8975619db8e", fileBase(Circuit, "registry.example"))
+	assert.Equal(t, "cb-https___api.example.com_v1-53aee2ca762b9729196afeefd22bd5ab", fileBase(Circuit, "https://api.example.com/v1"))
+}
+
 func TestFileNameKeepsReadablePartAndHash(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

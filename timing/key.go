@@ -1,11 +1,12 @@
 package timing
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"path/filepath"
 	"strings"
+
+	"retry/internal/sha256"
 )
 
 // CommandKey derives the key a command's durations are learned under when
@@ -17,12 +18,10 @@ import (
 // of the key: it changes from run to run (tokens, CI variables) and would
 // leave every run with a key of its own.
 func CommandKey(argv []string, dir string) string {
-	h := sha256.New()
-	var n [8]byte
+	var fields []byte
 	field := func(s string) {
-		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
+		fields = binary.BigEndian.AppendUint64(fields, uint64(len(s)))
+		fields = append(fields, s...)
 	}
 	field("retry timing key 1")
 	field(dir)
@@ -33,7 +32,8 @@ func CommandKey(argv []string, dir string) string {
 	if len(argv) > 0 {
 		prog = readable(filepath.Base(argv[0]))
 	}
-	return prog + "-" + hex.EncodeToString(h.Sum(nil)[:12])
+	sum := sha256.Sum256(fields)
+	return prog + "-" + hex.EncodeToString(sum[:12])
 }
 
 // readable keeps the first 32 ASCII letters, digits, '.', '_' and '-' of

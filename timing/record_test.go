@@ -78,6 +78,14 @@ func TestANewerFormatIsLeftAlone(t *testing.T) {
 	assert.ErrorAs(t, err, &ve)
 }
 
+// The key is the one earlier releases derived (SHA-256 of the fields, as
+// crypto/sha256 computes it): durations learned by an older retry are
+// found.
+func TestCommandKeyStaysWhatEarlierReleasesDerived(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "curl-955e25fcb731f33247e58808", CommandKey([]string{"/usr/bin/curl", "-fsS", "https://x"}, "/src"))
+}
+
 func TestCommandKeyHidesArgvAndSeparatesCommands(t *testing.T) {
 	t.Parallel()
 	k := CommandKey([]string{"/usr/bin/curl", "-H", "Authorization: Bearer s3cret", "https://x"}, "/src")
