@@ -200,6 +200,18 @@ func TestMatcherSplitsLinesAtNewlinesAndCarriageReturns(t *testing.T) {
 	assert.Equal(t, []string{"one", "two", " 50%", " 100%", "last"}, l.got)
 }
 
+// Most successful attempts print nothing: their matcher starts no
+// goroutine, and is done as soon as the stream ends.
+func TestMatcherWithoutOutputStartsNoGoroutine(t *testing.T) {
+	t.Parallel()
+	l := &lines{}
+	m := newMatcher(l)
+	assert.False(t, m.running, "started before any output")
+	m.close()
+	assert.Zero(t, m.wait())
+	assert.Empty(t, l.got)
+}
+
 func TestMatcherCutsLongLinesAtMaxLine(t *testing.T) {
 	t.Parallel()
 	l := &lines{}

@@ -238,7 +238,9 @@ func (c *copier) handOff() {
 // its own, so the copy (and the child) never waits for matching. If
 // matching falls behind by more than matchQueue bytes, the oldest pending
 // bytes are skipped, never the newest: the end of the output, where errors
-// are, is always scanned.
+// are, is always scanned. The goroutine starts with the first output: an
+// attempt that prints nothing (most successes) starts none, and a start
+// of `retry -- true` is that much shorter (docs/benchmarks.md).
 type matcher struct {
 	scan LineScanner
 
@@ -247,6 +249,7 @@ type matcher struct {
 	queued  int
 	free    [][]byte
 	closed  bool
+	running bool // the goroutine has started
 	skipped int64
 	wake    chan struct{}
 	done    chan struct{}
@@ -264,9 +267,15 @@ type chunk struct {
 const matchQueue = 4 << 20
 
 func newMatcher(scan LineScanner) *matcher {
-	m := &matcher{scan: scan, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go m.run()
-	return m
+	return &matcher{scan: scan, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+// start starts the goroutine if it has not started; m.mu is held.
+func (m *matcher) start() {
+	if !m.running && !m.closed {
+		m.running = true
+		go m.run()
+	}
 }
 
 // push queues a copy of p for matching.
@@ -279,6 +288,7 @@ func (m *matcher) push(p []byte) {
 // done with when it has one.
 func (m *matcher) hand(b []byte) []byte {
 	m.mu.Lock()
+	m.start()
 	m.queue = append(m.queue, chunk{data: b})
 	m.queued += len(b)
 	for m.queued > matchQueue && len(m.queue) > 1 {
@@ -315,6 +325,12 @@ func (m *matcher) recycle(b []byte) {
 func (m *matcher) close() {
 	m.mu.Lock()
 	m.closed = true
+	// With nothing handed, the goroutine starts only to end the last
+	// line, which is empty: done is closed at once.
+	if !m.running {
+		m.running = true
+		close(m.done)
+	}
 	m.mu.Unlock()
 	select {
 	case m.wake <- struct{}{}:
