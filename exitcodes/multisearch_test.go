@@ -122,29 +122,7 @@ func TestFoldedNeedlesAreFoundAsInTheFoldedCopy(t *testing.T) {
 func TestMixedSearchFindsWhatSearchingEachNeedleInTurnFinds(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(2, 2))
-	word := wordsOf(r, "abAB\n \u212A")
-	for range 5000 {
-		var raw, folded [][]byte
-		for range r.IntN(4) {
-			raw = append(raw, word(1+r.IntN(4)))
-		}
-		for range r.IntN(4) {
-			folded = append(folded, foldLine(nil, word(1+r.IntN(4))))
-		}
-		m := newMixedSearch(raw, folded)
-		if m == nil {
-			continue // no needles, or an empty one
-		}
-		text := word(r.IntN(40))
-		want := false
-		for _, n := range raw {
-			want = want || bytes.Contains(text, n)
-		}
-		for _, n := range folded {
-			want = want || bytes.Contains(foldLine(nil, text), n)
-		}
-		assert.Equal(t, want, m.in(text), "raw %q folded %q in %q", raw, folded, text)
-	}
+	searchesLikeEachNeedle(t, r, wordsOf(r, "abAB\n \u212A"), 3, 1, 4, 40)
 }
 
 // Longer needles are filed by the bytes around their anchor pair (before
@@ -158,20 +136,29 @@ func TestNeighbourFilterMissesNoNeedle(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 3))
 	// '@' and '`', '[' and '{', a line feed and '*' differ only in bit 5,
 	// which a pass that lowers sets: they share anchors, never matches.
-	word := wordsOf(r, "abcaBC \n@`[{*")
+	searchesLikeEachNeedle(t, r, wordsOf(r, "abcaBC \n@`[{*"), 4, 2, 7, 60)
+}
+
+// searchesLikeEachNeedle checks 5,000 random searches: up to most needles
+// sought as they are and up to most folded ones, of minLen to
+// minLen+spread-1 bytes of word, in a text of fewer than maxText bytes,
+// must be found by one search exactly when searching the text for each
+// of the first and its folded copy for each of the others finds one.
+func searchesLikeEachNeedle(t *testing.T, r *rand.Rand, word func(int) []byte, most, minLen, spread, maxText int) {
+	t.Helper()
 	for range 5000 {
 		var raw, folded [][]byte
-		for range r.IntN(5) {
-			raw = append(raw, word(2+r.IntN(7)))
+		for range r.IntN(most + 1) {
+			raw = append(raw, word(minLen+r.IntN(spread)))
 		}
-		for range r.IntN(5) {
-			folded = append(folded, foldLine(nil, word(2+r.IntN(7))))
+		for range r.IntN(most + 1) {
+			folded = append(folded, foldLine(nil, word(minLen+r.IntN(spread))))
 		}
 		m := newMixedSearch(raw, folded)
 		if m == nil {
-			continue
+			continue // no needles, or an empty one
 		}
-		text := word(r.IntN(60))
+		text := word(r.IntN(maxText))
 		want := false
 		for _, n := range raw {
 			want = want || bytes.Contains(text, n)
