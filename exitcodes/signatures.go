@@ -228,7 +228,7 @@ func resolveLiterals() []string {
 // fileLiterals: a file or an ACME challenge that is not there, or a move
 // across filesystems.
 func fileLiterals() []string {
-	return []string{"cannot find or open ", ": No such file or directory", "acme-challenge/", "ross-device link", "EXDEV"}
+	return []string{"cannot find or open ", "acme-challenge/", "ross-device link", "EXDEV"}
 }
 
 // The error line (sigErrorLine) and the words that keep it from deciding
@@ -352,6 +352,7 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
 		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$|[Tt]ried to reconnect at offset|[Pp]remature EOF|[Rr]ead error at byte|[Cc]onnection closed prematurely|transfer failed for \S+$`, "the transfer broke off or never connected", nil},
 		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Cc]an't (?:acquire|obtain) (?:the |a )?lock\b|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
+		{sigRetry, `[Tt]he HTTP response code for \S+ did not indicate a success|[Dd]ownloaded file size doesn't match expected Content Length for \S+`, "Ivy's word for a download the server broke off after saying it had the file", []string{"did not indicate a success", "expected Content Length"}},
 		{sigRetry, `\b(?:NT_)?STATUS_(?:IO_TIMEOUT|CONNECTION_(?:REFUSED|RESET|DISCONNECTED|ABORTED)|HOST_UNREACHABLE|NETWORK_UNREACHABLE|INSUFFICIENT_RESOURCES|NETWORK_BUSY)\b|\bAUTH_FAILED,TEMP\b`, "a file or VPN server's own word for a timeout, a lost connection or a busy server", serverBusyLiterals()},
 
 		// A line that says what the program does about a missing thing:
@@ -405,7 +406,13 @@ func signatureTable() []sigDef {
 		{sigStopSure, `certificate subject name '[^']*' does not match target host ?name|no alternative certificate subject name matches target host ?name|Hostname/IP does(?:n't| not) match certificate's altnames`, "a certificate issued for another name", certNameLiterals()},
 		{sigStop, `\b(?:py|rb|nod|go|j|pl|php)env(?:-virtualenv)?: (?:version )?[\x60']?[^\s']+'? (?:is )?not installed\b|\bis not installed\. Install using "|\bcomponent '[^']+' (?:for (?:target )?'[^']+' )?is unavailable for download\b|defines "packageManager": "[^"]*"\. However the current global version|\x{201c}packageManager\x{201d} is defined|This project is configured to use \w+`, "the version, component or package manager the project pins is not installed or not available", envLiterals()},
 		{sigStop, `\bHex dependency resolution failed\b|^Failed to use "[^"]+" (?:\(version|because)|None of your spec sources contain a spec satisfying|couldn't resolve module/action '`, "dependencies cannot be resolved, or no collection provides a module a playbook names", resolveLiterals()},
-		{sigStop, `cannot find or open \S+, \S+ or \S+\.ZIP\.|^(?:[\w/.-]+: )?"?(?:/|file:/)[^:"]*"?: No such file or directory$|Invalid response from https?://\S+/\.well-known/acme-challenge/\S+(?: \[[^\]]+\])?: 40[34]\b|[Ii]nvalid cross-device link|\bEXDEV\b|cross-device link not permitted`, "a file the command names, or an ACME challenge the web server should serve, is not there; or it moves a file across filesystems", fileLiterals()},
+		{sigStop, `cannot find or open \S+, \S+ or \S+\.ZIP\.|Invalid response from https?://\S+/\.well-known/acme-challenge/\S+(?: \[[^\]]+\])?: 40[34]\b|[Ii]nvalid cross-device link|\bEXDEV\b|cross-device link not permitted`, "a file the command names, or an ACME challenge the web server should serve, is not there; or it moves a file across filesystems", fileLiterals()},
+		// A path alone before "No such file or directory" (ffmpeg given a
+		// path cut at a space) is weak evidence: nvm's grep prints the
+		// same line for the archive a failed download never wrote. It is
+		// judged with the error line, so a download, a timeout or any
+		// other word of a failure that passes keeps it from deciding.
+		{sigErrorLine, `^(?:[\w/.-]+: )?"?(?:/|file:/)[^:"]*"?: No such file or directory$`, "a path alone is not there, and no line spoke of a failure that passes", []string{": No such file or directory"}},
 
 		// Judged last (the fifth held-out set): an error line naming a
 		// static problem, unless some line spoke of a failure that passes.
