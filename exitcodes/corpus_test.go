@@ -351,22 +351,21 @@ func TestHeldOutFigures(t *testing.T) {
 	// may only be watched for regressions. They are the figures
 	// docs/classification.md reports for the set once it is scored; issue
 	// 14's goals (90 % of the terminal cases without a preset, all of
-	// those with one, 95 % of the transient ones) are not met by the sixth
-	// set.
+	// those with one, 95 % of the transient ones) are not all met by any
+	// set so far.
 	assert.GreaterOrEqual(t, sc.transientRight, heldOutFloorTransient, "a held-out transient failure taken as terminal fails a pipeline")
 	assert.GreaterOrEqual(t, sc.terminalRight[1], heldOutFloorWithPreset, "programs with a preset fell below the figure documented")
 	assert.GreaterOrEqual(t, sc.terminalRight[0], heldOutFloorWithoutPreset, "programs without a preset fell below the figure documented")
 }
 
-// The floors are the sixth held-out set's figures as it was scored, once,
-// after the tuning on the fifth (docs/classification.md, "Held out, sixth
-// set"): terminal cases judged terminal, 43 of 70 without a preset and 19
-// of 27 with one; 48 of 53 transient cases retried (90.6 %: issue 14's
-// goal of 95 % is missed, by two failures the rules judge wrongly and
-// three whose lines say 404, 403 or a package missing and whose threads
-// found them passing).
+// The floors are the seventh held-out set's figures as it was scored,
+// once, after the tuning on the sixth (docs/classification.md, "Held out,
+// seventh set"): terminal cases judged terminal, 36 of 70 without a
+// preset and 13 of 27 with one; 51 of 53 transient cases retried (96.2
+// %, issue 14's transient goal met; its terminal goals of 90 % and 100 %
+// are not).
 const (
-	heldOutFloorWithoutPreset = 43
-	heldOutFloorWithPreset    = 19
-	heldOutFloorTransient     = 48
+	heldOutFloorWithoutPreset = 36
+	heldOutFloorWithPreset    = 13
+	heldOutFloorTransient     = 51
 )
