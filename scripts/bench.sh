@@ -24,9 +24,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/depsonly" ./scripts/b
 # The same, marking the steps of its start (internal/steptrace).
 CGO_ENABLED=0 go build -tags steptrace -trimpath -ldflags "-s -w" -o "$tmp/retry-steps" .
 
-bytes=$((1 << 30)) runs=300 steps=1000 trials=100 bursts=5x
+bytes=$((1 << 30)) runs=300 steps=1000 trials=100 bursts=5x rounds=5
 if [ -n "${QUICK:-}" ]; then
-	bytes=$((200 << 20)) runs=50 steps=200 trials=20 bursts=1x
+	bytes=$((200 << 20)) runs=50 steps=200 trials=20 bursts=1x rounds=2
 fi
 
 peers=()
@@ -39,7 +39,7 @@ if [ -n "${JOSHDK_RETRY:-}" ]; then peers+=(-peer "joshdk/retry=$JOSHDK_RETRY tr
 
 echo "# retry benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-"$tmp/bench" -retry "$tmp/retry" -deps "$tmp/depsonly" ${peers[@]+"${peers[@]}"} -runs "$runs" -bytes "$bytes" -trials "$trials"
+"$tmp/bench" -retry "$tmp/retry" -deps "$tmp/depsonly" ${peers[@]+"${peers[@]}"} -runs "$runs" -bytes "$bytes" -trials "$trials" -rounds "$rounds"
 "$tmp/bench" -steps "$tmp/retry-steps" -runs "$steps"
 echo "## Peak RSS (/usr/bin/time -v)"
 echo
