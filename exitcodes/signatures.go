@@ -264,6 +264,12 @@ func grammarLiterals() []string {
 	return []string{" expecting ", "o files to analy", "InconsistentMigrationHistory", "is applied before its dependency"}
 }
 
+// releaseLiterals: an installation older than the release its repository
+// serves.
+func releaseLiterals() []string {
+	return []string{"epository is newer than local", "older than remote repository", "ross release updates"}
+}
+
 // The error line (sigErrorLine) and the words that keep it from deciding
 // (sigUnsure), from the fifth held-out set: a static problem named in a
 // program's own words on an error line.
@@ -447,6 +453,7 @@ func signatureTable() []sigDef {
 		{sigStop, `trying to use CRAN without setting a mirror|\b[Nn]o repositories (?:found|configured)\. You must add one|[Tt]here are no enabled repo(?:s|sitories)\b`, "no mirror or repository is configured", noRepoLiterals()},
 		{sigStop, `[Uu]nrecogni[sz]ed theme\b|[Tt]he available installed themes are|\bis likely part of a plugin\b`, "a theme or plugin the configuration names is not installed", pluginLiterals()},
 		{sigStop, `\bunexpected (?:'[^']*'|"[^"]*"|[\w-]+),? expecting\b|\bno [Gg]o files to analy[sz]e\b|\bInconsistentMigrationHistory\b|\bis applied before its dependency\b`, "a parser expected other input, a linter found no files, or migrations were applied out of order", grammarLiterals()},
+		{sigStop, `[Rr]emote repository is newer than local\b|\bis older than remote repository\b|Cross release updates are only supported with`, "the installation is older than the release its repository serves", releaseLiterals()},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error
