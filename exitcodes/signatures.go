@@ -249,7 +249,7 @@ func unknownKeyLiterals() []string { return []string{"unknown public key "} }
 
 // noRepoLiterals: no mirror or repository configured.
 func noRepoLiterals() []string {
-	return []string{"without setting a mirror", "o repositories found", "o repositories configured", "no enabled repo"}
+	return []string{"without setting a mirror", "o repositories found", "o repositories configured"}
 }
 
 // pluginLiterals: a theme or plugin the configuration names that is not
@@ -450,7 +450,7 @@ func signatureTable() []sigDef {
 		{sigStop, `\bfrom [Ss]tack configuration does not match\b|\bno available releases match the given constraints\b|\bconfigured version constraints? [<>=~!]|\bNo package matches \S|\bNo solution found, exiting\b`, "no version or package satisfies the constraints", unsatisfiedLiterals()},
 		{sigStop, `Failed build dependencies:|[Uu]nmet build dependencies:|build dependencies/conflicts unsatisfied`, "the build dependencies a package declares are not installed", buildDepLiterals()},
 		{sigStop, `\(unknown public key [0-9A-Fa-f]{8,}\)`, "a source signed with a key not in the keyring", unknownKeyLiterals()},
-		{sigStop, `trying to use CRAN without setting a mirror|\b[Nn]o repositories (?:found|configured)\. You must add one|[Tt]here are no enabled repo(?:s|sitories)\b`, "no mirror or repository is configured", noRepoLiterals()},
+		{sigStop, `trying to use CRAN without setting a mirror|\b[Nn]o repositories (?:found|configured)\. You must add one`, "no mirror or repository is configured", noRepoLiterals()},
 		{sigStop, `[Uu]nrecogni[sz]ed theme\b|[Tt]he available installed themes are|\bis likely part of a plugin\b`, "a theme or plugin the configuration names is not installed", pluginLiterals()},
 		{sigStop, `\bunexpected (?:'[^']*'|"[^"]*"|[\w-]+),? expecting\b|\bno [Gg]o files to analy[sz]e\b|\bInconsistentMigrationHistory\b|\bis applied before its dependency\b`, "a parser expected other input, a linter found no files, or migrations were applied out of order", grammarLiterals()},
 		{sigStop, `[Rr]emote repository is newer than local\b|\bis older than remote repository\b|Cross release updates are only supported with`, "the installation is older than the release its repository serves", releaseLiterals()},
