@@ -231,6 +231,45 @@ func fileLiterals() []string {
 	return []string{"cannot find or open ", "acme-challenge/", "ross-device link", "EXDEV"}
 }
 
+// The literals of the families for the sixth held-out set's long tail
+// (family8.txt), for sigDef.need.
+
+// unsatisfiedLiterals: versions or packages nothing satisfies.
+func unsatisfiedLiterals() []string {
+	return []string{"onfiguration does not match", "releases match the given constraints", "configured version constraint", "No package matches ", "o solution found"}
+}
+
+// buildDepLiterals: build dependencies not installed.
+func buildDepLiterals() []string {
+	return []string{"uild dependencies"}
+}
+
+// unknownKeyLiterals: a signature made with a key not in the keyring.
+func unknownKeyLiterals() []string { return []string{"unknown public key "} }
+
+// noRepoLiterals: no mirror or repository configured.
+func noRepoLiterals() []string {
+	return []string{"without setting a mirror", "o repositories found", "o repositories configured"}
+}
+
+// pluginLiterals: a theme or plugin the configuration names that is not
+// installed.
+func pluginLiterals() []string {
+	return []string{"nrecognised theme", "nrecognized theme", "installed themes are", "likely part of a plugin"}
+}
+
+// grammarLiterals: a parser's "unexpected X, expecting Y", a linter with
+// no files, a migration history out of order.
+func grammarLiterals() []string {
+	return []string{" expecting ", "o files to analy", "InconsistentMigrationHistory", "is applied before its dependency"}
+}
+
+// releaseLiterals: an installation older than the release its repository
+// serves.
+func releaseLiterals() []string {
+	return []string{"epository is newer than local", "older than remote repository", "ross release updates"}
+}
+
 // The error line (sigErrorLine) and the words that keep it from deciding
 // (sigUnsure), from the fifth held-out set: a static problem named in a
 // program's own words on an error line.
@@ -407,6 +446,20 @@ func signatureTable() []sigDef {
 		{sigStop, `\b(?:py|rb|nod|go|j|pl|php)env(?:-virtualenv)?: (?:version )?[\x60']?[^\s']+'? (?:is )?not installed\b|\bis not installed\. Install using "|\bcomponent '[^']+' (?:for (?:target )?'[^']+' )?is unavailable for download\b|defines "packageManager": "[^"]*"\. However the current global version|\x{201c}packageManager\x{201d} is defined|This project is configured to use \w+`, "the version, component or package manager the project pins is not installed or not available", envLiterals()},
 		{sigStop, `\bHex dependency resolution failed\b|^Failed to use "[^"]+" (?:\(version|because)|None of your spec sources contain a spec satisfying|couldn't resolve module/action '`, "dependencies cannot be resolved, or no collection provides a module a playbook names", resolveLiterals()},
 		{sigStop, `cannot find or open \S+, \S+ or \S+\.ZIP\.|Invalid response from https?://\S+/\.well-known/acme-challenge/\S+(?: \[[^\]]+\])?: 40[34]\b|[Ii]nvalid cross-device link|\bEXDEV\b|cross-device link not permitted`, "a file the command names, or an ACME challenge the web server should serve, is not there; or it moves a file across filesystems", fileLiterals()},
+		// Families for the sixth held-out set's long tail (family8.txt).
+		{sigStop, `\bfrom [Ss]tack configuration does not match\b|\bno available releases match the given constraints\b|\bconfigured version constraints? [<>=~!]|\bNo package matches \S|\bNo solution found, exiting\b`, "no version or package satisfies the constraints", unsatisfiedLiterals()},
+		{sigStop, `Failed build dependencies:|[Uu]nmet build dependencies:|build dependencies/conflicts unsatisfied`, "the build dependencies a package declares are not installed", buildDepLiterals()},
+		{sigStop, `\(unknown public key [0-9A-Fa-f]{8,}\)`, "a source signed with a key not in the keyring", unknownKeyLiterals()},
+		{sigStop, `trying to use CRAN without setting a mirror|\b[Nn]o repositories (?:found|configured)\. You must add one`, "no mirror or repository is configured", noRepoLiterals()},
+		{sigStop, `[Uu]nrecogni[sz]ed theme\b|[Tt]he available installed themes are|\bis likely part of a plugin\b`, "a theme or plugin the configuration names is not installed", pluginLiterals()},
+		{sigStop, `\bunexpected (?:'[^']*'|"[^"]*"|[\w-]+),? expecting\b|\bno [Gg]o files to analy[sz]e\b|\bInconsistentMigrationHistory\b|\bis applied before its dependency\b`, "a parser expected other input, a linter found no files, or migrations were applied out of order", grammarLiterals()},
+		{sigStop, `[Rr]emote repository is newer than local\b|\bis older than remote repository\b|Cross release updates are only supported with`, "the installation is older than the release its repository serves", releaseLiterals()},
+		// A refusal in a program's own words ("Cowardly refusing"), a
+		// query indexing a value of the wrong type, signatures that
+		// could not be verified: weak evidence, judged with the error
+		// line, so a download, a timeout or a rate limit keeps them from
+		// deciding.
+		{sigErrorLine, `\b[Cc]owardly refusing\b|\b[Cc]annot index \w+ with\b|\bsignatures? (?:could not|couldn't|cannot) be verified\b`, "a refusal, a type error or an unverified signature, and no line spoke of a failure that passes", []string{"owardly refusing", "annot index ", "be verified"}},
 		// A path alone before "No such file or directory" (ffmpeg given a
 		// path cut at a space) is weak evidence: nvm's grep prints the
 		// same line for the archive a failed download never wrote. It is
