@@ -108,24 +108,18 @@ func main() {
 		}
 		defer os.RemoveAll(dir)
 		copyDir = dir
-		paths := []string{self, *retry, *deps}
-		paths = append(paths, strings.Split(*steps, ",")...)
-		for _, p := range peers {
-			paths = append(paths, p.argv[0])
-		}
-		copied, err := freshCopies(dir, paths)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
-		}
-		self, *retry, *deps = copied[0], copied[1], copied[2]
-		*steps = strings.Join(copied[3:3+len(strings.Split(*steps, ","))], ",")
-		for i := range peers {
-			peers[i].argv[0] = copied[len(copied)-len(peers)+i]
-		}
 	}
 	if *steps != "" {
-		stepTimes(*steps, self, *runs)
+		bins := strings.Split(*steps, ",")
+		if copyDir != "" {
+			copied, err := freshCopies(copyDir, append(bins, self))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
+			bins, self = copied[:len(bins)], copied[len(bins)]
+		}
+		stepTimes(strings.Join(bins, ","), self, *runs)
 		return
 	}
 	b := &bench{retry: *retry, self: self, deps: *deps, peers: peers, rounds: max(*rounds, 1), copyDir: copyDir}
@@ -158,8 +152,8 @@ func freshCopies(dir string, paths []string) ([]string, error) {
 		if !strings.Contains(p, "/") {
 			continue
 		}
-		dst := filepath.Join(dir, fmt.Sprintf("%d-%s", i, filepath.Base(p)))
-		if err := copyFile(dst, p); err != nil {
+		dst, err := copyExecutable(dir, p)
+		if err != nil {
 			return nil, err
 		}
 		out[i] = dst
@@ -167,22 +161,26 @@ func freshCopies(dir string, paths []string) ([]string, error) {
 	return out, nil
 }
 
-// copyFile writes a copy of the executable src at dst.
-func copyFile(dst, src string) error {
+// copyExecutable writes an executable copy of src into a new file in dir
+// and returns its path.
+func copyExecutable(dir, src string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	out, err := os.CreateTemp(dir, "*-"+filepath.Base(src))
 	if err != nil {
-		return err
+		return "", err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Chmod(0o755)
 	}
-	return out.Close()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return out.Name(), err
 }
 
 type bench struct {
@@ -296,16 +294,17 @@ func (b *bench) startup(runs int) {
 	// its own, all made together.
 	if b.copyDir != "" {
 		for vi := range variants {
+			programs := make([]string, len(variants[vi].argvs))
 			for ai, argv := range variants[vi].argvs {
-				if !strings.Contains(argv[0], "/") {
-					continue
-				}
-				dst := filepath.Join(b.copyDir, fmt.Sprintf("v%d-%d-%s", vi, ai, filepath.Base(argv[0])))
-				if err := copyFile(dst, argv[0]); err != nil {
-					fmt.Fprintln(os.Stderr, "bench:", err)
-					os.Exit(1)
-				}
-				variants[vi].argvs[ai] = append([]string{dst}, argv[1:]...)
+				programs[ai] = argv[0]
+			}
+			copied, err := freshCopies(b.copyDir, programs)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
+			for ai, p := range copied {
+				variants[vi].argvs[ai] = append([]string{p}, variants[vi].argvs[ai][1:]...)
 			}
 		}
 	}
