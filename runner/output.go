@@ -249,7 +249,7 @@ type matcher struct {
 	queued  int
 	free    [][]byte
 	closed  bool
-	running bool // the goroutine has started
+	running bool // run has started, or done was closed without it
 	skipped int64
 	wake    chan struct{}
 	done    chan struct{}
