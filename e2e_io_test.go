@@ -97,3 +97,29 @@ func TestClosedDownstreamPipeEndsRetryQuietly(t *testing.T) {
 		})
 	}
 }
+
+func TestRetrysOwnOutputToAGoneReaderEndsItQuietlyWithTheSIGPIPEStatus(t *testing.T) {
+	t.Parallel()
+	// `retry presets | head -0`: a program whose reader went away ends
+	// with the SIGPIPE status and says nothing. retry said "retry:
+	// presets: write /dev/stdout: broken pipe" and exited 125.
+	for _, args := range [][]string{{"--version"}, {"presets"}, {"presets", "curl"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			r, w, err := os.Pipe()
+			require.NoError(t, err)
+			require.NoError(t, r.Close()) // the reader is gone before the first write
+			c := exec.Command(retryBin, args...)
+			c.Env = cleanEnv()
+			c.Stdout = w
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			err = c.Run()
+			w.Close()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee)
+			assert.Equal(t, 141, ee.ExitCode(), "128+SIGPIPE, exited, not killed; stderr: %s", stderr.String())
+			assert.Empty(t, stderr.String())
+		})
+	}
+}

@@ -186,9 +186,9 @@ func runFakedWith(t *testing.T, f *fakeStarter, env []string, adjust func(*Deps)
 // synctest.Test in tests that run Main: Main catches signals.
 //
 // Tests that run Main in a bubble must not run in parallel with tests
-// that start processes: while the bubble waits, Main catches SIGPIPE
-// (and SIGCHLD, to reap orphans), and a signal delivered to a bubble's
-// channel from outside it is a fatal error.
+// that start processes: while the bubble waits, Main catches SIGCHLD (to
+// reap orphans), and a signal delivered to a bubble's channel from outside
+// it is a fatal error.
 func bubbleReady() {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGUSR2)

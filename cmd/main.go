@@ -18,6 +18,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"golang.org/x/sys/unix"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -69,7 +71,24 @@ type Deps struct {
 // for a process that exits when Main returns.
 func SystemDeps() Deps {
 	handOff := redisHandOff() // before os.Environ: it may take a variable out
-	return Deps{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOff}
+	return Deps{Stdin: os.Stdin, Stdout: offStdFD(os.Stdout), Stderr: offStdFD(os.Stderr), Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOff}
+}
+
+// offStdFD returns f (stdout or stderr) under a descriptor of its own,
+// closed on exec. A write to descriptor 1 or 2 whose reader is gone kills
+// a Go program with SIGPIPE unless it catches SIGPIPE; on any other
+// descriptor it fails with EPIPE (os/signal, "SIGPIPE"). retry must see
+// that EPIPE, to stop the attempt and exit with the SIGPIPE status itself,
+// and catching SIGPIPE would cost every start a round trip to the
+// runtime's signal thread (docs/benchmarks.md). Attempts still get the
+// stream as their own descriptor 1 or 2. When it cannot be copied (it is
+// closed), f is returned.
+func offStdFD(f *os.File) *os.File {
+	fd, err := unix.FcntlInt(f.Fd(), unix.F_DUPFD_CLOEXEC, 3)
+	if err != nil {
+		return f
+	}
+	return os.NewFile(uintptr(fd), f.Name())
 }
 
 // Main runs retry with args (without the program name) and returns the
@@ -78,13 +97,14 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	steptrace.Mark("main")
 	defer steptrace.Mark("done")
 	// Catching the signals takes a round trip to the runtime's signal
-	// thread per signal, some 0.4 ms in all on a small machine. A run
-	// starts it at once, in the background, and waits for it when it
-	// starts to run (run): the command line is read and planned
-	// meanwhile, and a signal before that takes its default action, as it
-	// would before any catching. Anything else (a subcommand, help, a run
-	// that may be handed to retry-redis) sets it up when it needs it, not
-	// at all for --version or a usage error.
+	// thread per signal, some 0.3-0.7 ms in all on a small machine. A run
+	// starts it at once, in the background, and waits for it before it
+	// starts a process or waits (run): the command line is read, planned
+	// and the first attempt set up meanwhile, and a signal before that
+	// takes its default action, as it would before any catching. Anything
+	// else (a subcommand, help, a run that may be handed to retry-redis)
+	// sets it up when it needs it, not at all for --version or a usage
+	// error.
 	var relay *signals.Relay
 	sigCtx := ctx
 	if catchEarly(args, deps) {
@@ -132,8 +152,7 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 			return exitcodes.Usage
 		}
 		if err := root.RunE(root, root.Flags().Args()); err != nil {
-			printError(deps.Stderr, err)
-			return exitcodes.Usage
+			return failed(deps, err)
 		}
 		return code
 	}
@@ -146,10 +165,22 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 			// cannot be read: name the subcommand.
 			err = fmt.Errorf("%s: %w", strings.TrimPrefix(c.CommandPath(), root.Name()+" "), err)
 		}
-		printError(deps.Stderr, err)
-		return exitcodes.Usage
+		return failed(deps, err)
 	}
 	return code
+}
+
+// failed says why retry could not do what it was asked and returns 125,
+// except when the reader of its stdout went away (`retry presets | head
+// -1`): that ends it quietly with the SIGPIPE status, as it ends any
+// program that writes to a pipe (see offStdFD).
+func failed(deps Deps, err error) int {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Op == "write" && deps.Stdout != nil && pe.Path == deps.Stdout.Name() && errors.Is(err, syscall.EPIPE) {
+		return 128 + int(syscall.SIGPIPE)
+	}
+	printError(deps.Stderr, err)
+	return exitcodes.Usage
 }
 
 // catchEarly reports whether Main may start catching signals before it
@@ -386,10 +417,15 @@ was stopped by signal n. See docs/exit-codes.md.`,
 
 // run runs the plan and returns the exit code.
 func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan Plan) int {
-	// Everything from here on may write to stderr, wait or start a
-	// process, and a signal must find it caught (see Main).
-	relay.Ready()
-	steptrace.Mark("caught")
+	// The signals must be caught before retry starts a process or waits
+	// (see Main): before the first process starts (caughtFirst), and
+	// before a breaker's or learned timings' state, whose locks may wait.
+	// Until then a signal takes its default action and ends retry, which
+	// has started nothing; the attempt's set-up is done meanwhile.
+	if o.Breaker.Key != "" || plan.Learn != nil {
+		relay.Ready()
+		steptrace.Mark("caught")
+	}
 	warn := func(format string, args ...any) { printWarning(deps.Stderr, format, args...) }
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		warn("cannot adopt orphaned grandchildren: %v", err)
@@ -410,6 +446,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	defer out.stop()
 	steptrace.Mark("outputs")
 	cfg := runConfig(deps, o, plan, relay, out)
+	cfg.Starter = caughtFirst{next: cfg.Starter, relay: relay}
 
 	if o.Breaker.Key != "" {
 		out.breaker = &report.Breaker{Key: o.Breaker.Key, WhenOpen: "fail"}
@@ -565,4 +602,18 @@ func lookupEnv(env []string, name string) string {
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
 	return f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+// caughtFirst starts processes with next once relay's signals are caught,
+// so that a signal reaches every process retry starts, and a run catches
+// them meanwhile, while it sets up its first attempt.
+type caughtFirst struct {
+	next  runner.Starter
+	relay *signals.Relay
+}
+
+func (c caughtFirst) Start(ctx context.Context, cmd runner.Command) (runner.Process, error) {
+	c.relay.Ready()
+	steptrace.Mark("caught")
+	return c.next.Start(ctx, cmd)
 }
