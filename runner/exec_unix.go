@@ -51,6 +51,7 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		stop = syscall.SIGKILL
 	}
 	stopWithRetry(attr, stop)
+	pidfd := askPidfd(attr)
 	tty := -1
 	if fd, ok := foregroundTerminal(c.Stdin); ok {
 		tty = fd
@@ -68,6 +69,7 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	}
 	return &execProcess{
 		pid:       pid,
+		pidfd:     *pidfd,
 		tty:       tty,
 		signal:    c.Signal,
 		killAfter: c.KillAfter,
@@ -162,6 +164,7 @@ var errEnvNUL = errors.New("exec: environment variable contains NUL")
 
 type execProcess struct {
 	pid       int // also the id of its process group, which it leads
+	pidfd     int // its pidfd, closed by Wait; -1 for none
 	tty       int // the terminal lent to the attempt, or -1
 	signal    syscall.Signal
 	killAfter time.Duration
@@ -207,7 +210,7 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 // and over every process group leader in our session, which the child is
 // from before it runs the program, so even before the run knows its pid.
 func (p *execProcess) Wait(cancelled func() bool) Ended {
-	e := Ended{Exit: exitOf(waitPid(p.pid))}
+	e := Ended{Exit: exitOf(waitPidfd(p.pid, p.pidfd))}
 	if p.tty >= 0 {
 		reclaimTerminal(p.tty)
 	}
