@@ -363,7 +363,10 @@ func TestHeldOutFigures(t *testing.T) {
 // seventh set"): terminal cases judged terminal, 36 of 70 without a
 // preset and 13 of 27 with one; 51 of 53 transient cases retried (96.2
 // %, issue 14's transient goal met; its terminal goals of 90 % and 100 %
-// are not).
+// are not). That set has since moved to the corpus
+// (testdata/corpus/heldout7.txt) and was tuned on, so the test skips
+// until an eighth set, written blind, is placed in testdata/heldout and
+// scored once; its figures then replace these.
 const (
 	heldOutFloorWithoutPreset = 36
 	heldOutFloorWithPreset    = 13

@@ -415,7 +415,7 @@ func dockerRules() []ruleDef {
 		stopOn("", `permission denied while trying to connect to the Docker daemon`, "not allowed to use the daemon"),
 		stopOn("", `x509: |certificate signed by unknown authority|tls: failed to verify certificate|server gave HTTP response to HTTPS client`, "the registry's certificate is not trusted, or it speaks plain HTTP"),
 		stopOn("", `manifest unknown|No such (?:image|container|object|volume|network)|image not known|no matching manifest for|\bnot found\b`, "no such image, tag or object"),
-		stopOn("", `invalid reference format|short-name .* did not resolve|repository name must be lowercase`, "bad image reference"),
+		stopOn("", `invalid reference format|short-name .* did not resolve|short-name resolution enforced but cannot prompt|repository name must be lowercase`, "bad image reference"),
 		stopOn("", `no space left on device`, "disk full"),
 		stopOn("", `unknown flag|unknown shorthand flag|is not a docker command|requires (?:at least|exactly) \d+ arguments?|accepts \d+ arg|dockerfile parse error|unknown instruction`, "usage or Dockerfile error"),
 		stopOn("", `is already in use by container|is already in use`, "name already in use"),

@@ -39,8 +39,10 @@ const (
 	sigRetryLater
 	// sigGoesOn marks a line that reports something missing and goes on
 	// to say what the program does about it (vagrant's "Box 'precise64'
-	// was not found. Fetching box from specified URL"): an INFO line, on
-	// which the sigStop signatures are not sought.
+	// was not found. Fetching box from specified URL"), or a missing file
+	// that an earlier step's failure explains (nvm's "Provided file to
+	// checksum does not exist."): an INFO line, on which the sigStop
+	// signatures are not sought.
 	sigGoesOn
 	// sigErrorLine is terminal and judged last, when no other signature
 	// decided: a line in an error position ("error:", "E:", "[!]", "✖")
@@ -270,6 +272,14 @@ func releaseLiterals() []string {
 	return []string{"epository is newer than local", "older than remote repository", "ross release updates"}
 }
 
+// fileToCheckForm is a checksum step finding no file to check, which a
+// failed download leaves behind; fileToCheckLiterals are its literals.
+const fileToCheckForm = `\b[Ff]ile to (?:checksum|verify|hash) does(?:n't| not) exist\b`
+
+func fileToCheckLiterals() []string {
+	return []string{"ile to checksum does", "ile to verify does", "ile to hash does"}
+}
+
 // The error line (sigErrorLine) and the words that keep it from deciding
 // (sigUnsure), from the fifth held-out set: a static problem named in a
 // program's own words on an error line.
@@ -304,9 +314,9 @@ func unsureForms() [2]sigDef {
 		{sigUnsure, `[Tt]ime[ds]? ?[Oo]ut|TIME[DS]? ?OUT|[Tt]emporar|TEMPORAR|[Uu]navailable|UNAVAILABLE|[Cc]onnect|CONN|[Nn]etwork|NETWORK|[Rr]eset|RESET|[Rr]efused|REFUSED|[Rr]esolv(?:e|ing)\b|[Nn]ame resolution|\bDNS\b|\bEOF\b|[Dd]eadlock|(?:^|[^\w.-])[Ll]ock(?:ed|s|ing)?(?:$|[^\w.-]|\.(?:$|\s))|\bLOCK(?:ED)?\b|[Bb]usy|BUSY|[Aa]gain\b|AGAIN|[Rr]etr(?:y|ies|ying)\b|RETR|\b[Rr]ate\b|[Rr]ate.?[Ll]imit|RATE|[Tt]hrottl|THROTTL|[Qq]uota|QUOTA|\b(?:429|50[0234])\b`,
 			"a timeout, a connection, a name that does not resolve, a lock, a busy server, a retry, a rate limit or a 5xx: no error line decides",
 			[]string{"imeout", "imeOut", "imedout", "imedOut", "imesout", "imesOut", "ime out", "ime Out", "imed out", "imed Out", "imes out", "imes Out", "IMEOUT", "IMEDOUT", "IMESOUT", "IME OUT", "IMED OUT", "IMES OUT", "emporar", "EMPORAR", "navailable", "NAVAILABLE", "onnect", "CONN", "etwork", "ETWORK", "eset", "ESET", "efused", "EFUSED", "esolv", "ame resolution", "DNS", "EOF", "lock", "Lock", "LOCK", "busy", "Busy", "BUSY", "again", "Again", "AGAIN", "etry", "etri", "RETR", "rate", "Rate", "RATE", "hrottl", "HROTTL", "uota", "UOTA", "429", "500", "502", "503", "504"}},
-		{sigUnsure, `[Oo]verload|[Ss]tarting up|\bis starting\b|still starting|[Nn]ot ready|\b[Rr]eady\b|[Ii]nterrupt|[Kk]illed|[Mm]emory|[Nn]o space|[Ss]ocket|[Uu]nreachable|UNREACH|[Hh]andshake|[Gg]ateway|[Uu]pstream|[Tt]oo [Mm]any|TOO_MANY|[Ee]xhausted|EXHAUSTED|[Dd]eadline|DEADLINE|[Ll]ater\b|[Oo]ffline|in progress|[Pp]ipe|[Aa]borted|[Tt]erminated|[Ss]ignal|[Dd]isk|[Hh]ost|[Dd]ownload|[Ff]etch|[Ww]ait|PIPE|ABORT|DISK|FETCH|DOWNLOAD|SOCKET|MEMORY|KILL|OVERLOAD|OFFLINE`,
+		{sigUnsure, `[Oo]verload|[Ss]tarting up|\bis starting\b|still starting|[Nn]ot ready|\b[Rr]eady\b|[Ii]nterrupt|[Kk]illed|[Mm]emory|[Nn]o space|[Ss]ocket|[Uu]nreachable|UNREACH|[Hh]andshake|[Gg]ateway|[Uu]pstream|[Tt]oo [Mm]any|TOO_MANY|[Ee]xhausted|EXHAUSTED|[Dd]eadline|DEADLINE|[Ll]ater\b|[Oo]ffline|in progress|cannot be reached|[Ss]tream error|[Pp]ipe|[Aa]borted|[Tt]erminated|[Ss]ignal|[Dd]isk|[Hh]ost|[Dd]ownload|[Ff]etch|[Ww]ait|PIPE|ABORT|DISK|FETCH|DOWNLOAD|SOCKET|MEMORY|KILL|OVERLOAD|OFFLINE`,
 			"a service starting or overloaded, a process killed, memory, a socket, a download or fetch, a wait: no error line decides",
-			[]string{"verload", "tarting", "ot ready", "ready", "Ready", "nterrupt", "illed", "emory", "o space", "ocket", "nreachable", "NREACH", "andshake", "ateway", "pstream", "oo many", "oo Many", "TOO_MANY", "xhausted", "XHAUSTED", "eadline", "EADLINE", "later", "Later", "ffline", "in progress", "pipe", "Pipe", "borted", "erminated", "ignal", "disk", "Disk", "host", "Host", "ownload", "etch", "wait", "Wait", "PIPE", "ABORT", "DISK", "FETCH", "DOWNLOAD", "SOCKET", "MEMORY", "KILL", "OVERLOAD", "OFFLINE"}},
+			[]string{"verload", "tarting", "ot ready", "ready", "Ready", "nterrupt", "illed", "emory", "o space", "ocket", "nreachable", "NREACH", "andshake", "ateway", "pstream", "oo many", "oo Many", "TOO_MANY", "xhausted", "XHAUSTED", "eadline", "EADLINE", "later", "Later", "ffline", "in progress", "cannot be reached", "tream error", "pipe", "Pipe", "borted", "erminated", "ignal", "disk", "Disk", "host", "Host", "ownload", "etch", "wait", "Wait", "PIPE", "ABORT", "DISK", "FETCH", "DOWNLOAD", "SOCKET", "MEMORY", "KILL", "OVERLOAD", "OFFLINE"}},
 	}
 }
 
@@ -371,7 +381,7 @@ func signatureTable() []sigDef {
 		{sigStopSure, `security token included in the request is invalid|no credentials have been configured|NoCredentialProviders|SignatureDoesNotMatch|API key not valid|the server has asked for the client to provide credentials`, "a cloud API refused the credentials or found none", nil},
 		{sigStopSure, `Bad owner or permissions on|Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED|UNPROTECTED PRIVATE KEY FILE|Unable to negotiate with|[Nn]o matching (?:host key type|key exchange method|cipher|MAC) found`, "ssh refused the host key, its configuration or the key file", nil},
 		{sigStopSure, `[Uu]nsupported (?:proxy |URL |protocol )?scheme|UnsupportedProtocol\b`, "a URL whose scheme no client supports", nil},
-		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError|Can't locate \S+ in @INC|there is no package called|cannot load such file -- |ImportError while importing test module|Unable to access jarfile|module '[^']+' not found:|module [\w.]+ is not available`, "a module or class the program needs is missing", nil},
+		{sigStopSure, `ModuleNotFoundError: |No module named '|Cannot find module '|Cannot find package '|MODULE_NOT_FOUND|ClassNotFoundException|NoClassDefFoundError|Could not find or load main class|UnsupportedClassVersionError|NoSuchMethodError|Can't locate \S+ in @INC|there is no package called|ImportError: No module named [\w.]+$|^(?:/\S+/)?python[\d.]*: No module named [\w.]+$|cannot load such file -- |ImportError while importing test module|Unable to access jarfile|module '[^']+' not found:|module [\w.]+ is not available`, "a module or class the program needs is missing", nil},
 
 		// Transient, whatever else was printed: the program asked to be
 		// tried again later.
@@ -391,12 +401,32 @@ func signatureTable() []sigDef {
 		{sigRetry, `[Ii]nvalid character '<' looking for beginning of value|Unexpected token '?<'?,? (?:"<|in JSON at position 0)|[Uu]nexpected end of (?:JSON input|archive|data|stream)|stdin: unexpected end of file|[Pp]remature end of|Unexpected EOF in archive|[Tt]runcated (?:gzip|archive|tar|file|download|input|response)|[Ii]ncomplete (?:read|download|transfer)|transfer closed with|Content-Length mismatch|[Ss]hort read`, "the reply was cut short or was an error page", nil},
 		{sigRetry, `[Bb]roken pipe|[Ss]ocket disconnected|[Cc]ould(?:n't| not) connect to (?:the )?(?:server|host)\b|(?:sending|receiving) data (?:to|from) the peer|upstream connect error|[Cc]an't reach database server|[Ee]rror decoding response body|unreachable network|[Tt]imeout was reached|execution expired|:timeout\b|: EOF$|[Tt]ried to reconnect at offset|[Pp]remature EOF|[Rr]ead error at byte|[Cc]onnection closed prematurely|transfer failed for \S+$`, "the transfer broke off or never connected", nil},
 		{sigRetry, `[Aa]nother (?:[\w-]+ )?(?:process|instance|operation|run) (?:is|seems to be|was) (?:already )?(?:running|in progress|active)|(?:[Cc]ould(?:n't| not)|[Uu]nable to|[Ff]ailed to) (?:(?:get|acquire|obtain) (?:the |a )?(?:[\w-]+ ){0,2})?lock\b|(?:locked by|is) another process\b|\block(?: file)? (?:already exists|is (?:already )?held|held by)|[Ww]aiting for (?:the )?(?:[\w-]+ )?lock|[Cc]an't (?:acquire|obtain) (?:the |a )?lock\b|[Rr]esource (?:temporarily unavailable|busy)|already locked by|[Dd]atabase is locked|dial unix \S+: (?:connect: )?no such file or directory|[Tt]ext file busy`, "a lock or resource held by another process", nil},
+		// Java's "peer not authenticated" (SSLPeerUnverifiedException from
+		// Apache HttpClient) names the server's TLS identity, not the
+		// user's: the handshake did not finish, as when a repository is
+		// down or a proxy cuts the connection. Leiningen, Maven and Gradle
+		// print it; an old JDK that never completes the handshake is
+		// retried too, which costs seconds.
+		{sigRetry, `\bpeer not authenticated\b`, "the TLS handshake did not finish (Java's \"peer not authenticated\")", []string{"peer not authenticated"}},
+		// An HTTP/2 stream the server or a proxy reset: Go's net/http
+		// ("stream error: stream ID 1; INTERNAL_ERROR") and curl's (92).
+		{sigRetry, `\bstream error: stream ID \d+|HTTP/2 stream \d+ was not closed cleanly|[Ss]tream error in the HTTP/2 framing layer`, "an HTTP/2 stream reset by the server or a proxy", []string{"stream error: stream ID ", "was not closed cleanly", "tream error in the HTTP/2"}},
 		{sigRetry, `[Tt]he HTTP response code for \S+ did not indicate a success|[Dd]ownloaded file size doesn't match expected Content Length for \S+`, "Ivy's word for a download the server broke off after saying it had the file", []string{"did not indicate a success", "expected Content Length"}},
 		{sigRetry, `\b(?:NT_)?STATUS_(?:IO_TIMEOUT|CONNECTION_(?:REFUSED|RESET|DISCONNECTED|ABORTED)|HOST_UNREACHABLE|NETWORK_UNREACHABLE|INSUFFICIENT_RESOURCES|NETWORK_BUSY)\b|\bAUTH_FAILED,TEMP\b`, "a file or VPN server's own word for a timeout, a lost connection or a busy server", serverBusyLiterals()},
 
 		// A line that says what the program does about a missing thing:
 		// the terminal signatures below are not sought on it.
 		{sigGoesOn, `\bnot (?:be )?found(?: (?:locally|in (?:the )?(?:local )?cache))?(?:[.,;:!]| -)? +(?:(?:so |and )?(?:it |one |we |this )?(?:[Ww]ill|'ll) (?:now )?(?:be )?(?:fetch|download|install|creat|us|tr|fall|attempt|retr|search|look|pull|build|generat|clon|skip|ignor|continu|add)|(?:[Ff]etch|[Dd]ownload|[Tt]ry|[Ii]nstall|[Cc]reat|[Uu]s|[Ff]all|[Aa]ttempt|[Rr]etry|[Ss]earch|[Ll]ook|[Pp]ull|[Bb]uild|[Gg]enerat|[Cc]lon|[Ss]kipp|[Ii]gnor|[Cc]ontinu|[Aa]dd)ing\b)`, "a missing thing the program goes on to fetch, create or do without", []string{"not found", "not be found"}},
+
+		// A file a checksum step was handed that is not there (nvm's and
+		// gvm's "Provided file to checksum does not exist.") is what a
+		// failed download leaves behind: the line is judged as an error
+		// line, so a download, a timeout or any word of a failure that
+		// passes wins over it, and the terminal signatures below are not
+		// sought on it. The error-line row comes first, so that the info
+		// row does not hide it.
+		{sigErrorLine, fileToCheckForm, "a file a checksum step was handed is not there, and no line spoke of a failure that passes", fileToCheckLiterals()},
+		{sigGoesOn, fileToCheckForm, "a file a checksum step was handed is not there: judged as an error line, not by the terminal signatures", fileToCheckLiterals()},
 
 		// Terminal unless something transient was printed too.
 		{sigStop, httpForms(sigHTTPStop) + `|` + httpPhrase(sigHTTPStop, sigPhraseStop), "HTTP 400, 401, 403, 404, 405, 409, 410 or 422: the request is wrong", httpStopCodes()},
@@ -454,6 +484,11 @@ func signatureTable() []sigDef {
 		{sigStop, `[Uu]nrecogni[sz]ed theme\b|[Tt]he available installed themes are|\bis likely part of a plugin\b`, "a theme or plugin the configuration names is not installed", pluginLiterals()},
 		{sigStop, `\bunexpected (?:'[^']*'|"[^"]*"|[\w-]+),? expecting\b|\bno [Gg]o files to analy[sz]e\b|\bInconsistentMigrationHistory\b|\bis applied before its dependency\b`, "a parser expected other input, a linter found no files, or migrations were applied out of order", grammarLiterals()},
 		{sigStop, `[Rr]emote repository is newer than local\b|\bis older than remote repository\b|Cross release updates are only supported with`, "the installation is older than the release its repository serves", releaseLiterals()},
+		// Families for the seventh held-out set (family9.txt): a short
+		// image name that the containers/image configuration (podman,
+		// buildah, skopeo and the tools that run them) will not resolve
+		// without a prompt or a search registry.
+		{sigStop, `short-name resolution enforced but cannot prompt without a TTY|\bshort-name "[^"]+" did not resolve to an alias\b`, "a short image name the container tools' configuration will not resolve", []string{"short-name "}},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error

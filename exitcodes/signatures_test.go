@@ -221,3 +221,39 @@ func TestAnErrorLineDecidesOnlyWhenNothingSpokeOfAFailureThatPasses(t *testing.T
 		})
 	}
 }
+
+// A checksum step handed a file that is not there reports what a failed
+// download left behind: it is judged as an error line, so the download's
+// failure wins, while a refused download (a 404) still decides, and the
+// line alone is still terminal.
+func TestAFailedDownloadBeatsTheChecksumOfAFileItNeverWrote(t *testing.T) {
+	t.Parallel()
+	c, err := New(Config{Signatures: true})
+	require.NoError(t, err)
+	download := "Binary download from https://nodejs.org/dist/v20.16.0/node-v20.16.0-linux-x64.tar.xz failed, trying source."
+	checksum := "Provided file to checksum does not exist."
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  Class
+		rule  string
+	}{
+		{"after a failed download", []string{download, checksum}, Transient, ""},
+		{"after a 404", []string{"curl: (22) The requested URL returned error: 404", download, checksum}, Terminal, "404"},
+		{"alone", []string{checksum}, Terminal, "error line"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := c.NewScan()
+			for _, l := range tc.lines {
+				s.Line([]byte(l))
+			}
+			v := c.Classify(Exit{Code: 1}, s, time.Time{})
+			assert.Equal(t, tc.want, v.Class, "rule %q", v.Rule)
+			if tc.rule == "" {
+				assert.Empty(t, v.Rule)
+			} else {
+				assert.Contains(t, v.Rule, tc.rule)
+			}
+		})
+	}
+}
