@@ -372,8 +372,12 @@ func httpPhrase(codes, phrases string) string {
 func signatureTable() []sigDef {
 	lines, unsure := errorLineForms(), unsureForms()
 	return []sigDef{
-		// Terminal, whatever else was printed.
+		// Terminal, whatever else was printed. rustls (uv, deno, pkgx,
+		// cargo-deny) words an untrusted certificate "invalid peer
+		// certificate: UnknownIssuer", in a row of its own that keeps the
+		// first small enough for the backtracker.
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
+		{sigStopSure, `\binvalid (?:peer )?certificate: UnknownIssuer\b`, "certificate not trusted, in rustls' words", []string{"certificate: UnknownIssuer"}},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
 		{sigStopSure, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|[Ww]rong (?:login )?credentials|password was incorrect|[Pp]assword verification failed`, "credentials refused, in the sentence of a tool or a keystore", refusedLiterals()},
