@@ -539,10 +539,12 @@ func signatureTable() []sigDef {
 		// Judged last (the fifth held-out set): an error line naming a
 		// static problem, unless some line spoke of a failure that passes.
 		lines[0], lines[1], unsure[0], unsure[1],
-		// Any 5xx after an HTTP or status word is a server's failure
-		// (Galaxy's "HTTP Code: 530" from its CDN): it keeps an error line
-		// from deciding, as the common 5xx statuses above do.
-		{sigUnsure, `\b(?:HTTP|[Ss]tatus)(?: [Cc]ode)?[: ]+5\d\d\b`, "a 5xx status: no error line decides", []string{"HTTP", "tatus"}},
+		// Any 5xx after "HTTP code" is a server's failure (Galaxy's
+		// "HTTP Code: 530" from its CDN): it keeps an error line from
+		// deciding, as the common 5xx statuses above do. "status" is
+		// left out: it is on many a log line, and the row would run on
+		// each of them.
+		{sigUnsure, `\bHTTP [Cc]ode:? 5\d\d\b`, "a 5xx HTTP code: no error line decides", []string{"HTTP Code", "HTTP code"}},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
