@@ -85,10 +85,18 @@ func cargoRules() []ruleDef {
 }
 
 // mavenRules are from Maven's "[ERROR] Failed to execute goal" lines and
-// the resolver's transfer errors.
+// the resolver's transfer errors. A transfer error names the status the
+// repository answered in the words of the transport that carried it:
+// "status code: 409" (Maven 3.9), "Return code is: 409, ReasonPhrase"
+// and "Error code 409, Conflict" (Wagon), "Transfer failed for URL 409
+// Conflict" (wagon-http 3), "Transfer failed for URL, status: 502" (Maven
+// 4), "with status code 401" (the resolver's connector). The status
+// decides before the transfer's own words do: a release that exists
+// answers a deploy with 409 inside "Could not transfer artifact", and
+// no retry deploys it.
 func mavenRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `PKIX path building failed|unable to find valid certification path|Failure to find .* was cached in the local repository|COMPILATION ERROR|Compilation failure|Unknown lifecycle phase|No plugin found for prefix|Could not find artifact|was not found in .* during a previous attempt|The goal you specified requires a project to execute|Non-readable POM|Malformed POM|[Uu]nrecognized option|Unable to parse command line options|status code: `+httpStop+`\b|\b(?:401|403) (?:Unauthorized|Forbidden)|Not authorized|Return code is: (?:401|403|404)\b|The POM for .* is missing|failed with message:|Fatal error compiling|invalid target release|release version \d+ not supported|Source option \d+ is no longer supported|'[\w.]+' for \S+ is missing|No goals have been specified|The specified (?:user|global) settings file does not exist|JAVA_HOME (?:environment variable )?is not defined correctly|Child module .* does not exist|Checkstyle violation|PMD violation`, "compile error, missing artifact, refused credentials or usage error"),
+		stopOn("", `PKIX path building failed|unable to find valid certification path|Failure to find .* was cached in the local repository|COMPILATION ERROR|Compilation failure|Unknown lifecycle phase|No plugin found for prefix|Could not find artifact|was not found in .* during a previous attempt|The goal you specified requires a project to execute|Non-readable POM|Malformed POM|[Uu]nrecognized option|Unable to parse command line options|status code:? `+httpStop+`\b|\b(?:401|403) (?:Unauthorized|Forbidden)|Not authorized|Return code is: `+httpStop+`\b|\bError code `+httpStop+`, |[Tt]ransfer failed for \S+ (?:status: )?`+httpStop+`\b|The POM for .* is missing|failed with message:|Fatal error compiling|invalid target release|release version \d+ not supported|Source option \d+ is no longer supported|'[\w.]+' for \S+ is missing|No goals have been specified|The specified (?:user|global) settings file does not exist|JAVA_HOME (?:environment variable )?is not defined correctly|Child module .* does not exist|Checkstyle violation|PMD violation`, "compile error, missing artifact, refused credentials or usage error"),
 		retryOn("", `Could not transfer artifact|Failed to transfer file|status code: `+httpRetry+`\b|Return code is: (?:5[0-9][0-9]|429)\b|Connect(?:ion)? (?:timed out|reset|refused)|Read timed out|Remote host terminated the handshake|Transfer failed for`, "the repository failed or could not be reached"),
 	}
 }
@@ -238,9 +246,13 @@ func poetryRules() []ruleDef {
 }
 
 // uvRules are from uv's error chains ("error: ...", "Caused by: ...").
+// rustls' "invalid peer certificate: UnknownIssuer" at the end of a chain
+// that began with "client error (Connect)" is a proxy or a mirror whose
+// certificate uv does not trust: it stops before the connection's words
+// are weighed, as an untrusted certificate does for every program.
 func uvRules() []ruleDef {
 	return []ruleDef{
-		stopOn("", `No solution found when resolving dependencies|there is no version of|requirements are unsatisfiable|is not available in the|HTTP status client error \((?:401|403|404|410)|Distribution not found at|needs to be updated, but .?--locked.? was provided|unexpected argument|unrecognized subcommand|No interpreter found for|failed to parse`, "unsatisfiable requirements, missing package or version, a stale lock file or usage"),
+		stopOn("", `invalid peer certificate: UnknownIssuer|No solution found when resolving dependencies|there is no version of|requirements are unsatisfiable|is not available in the|HTTP status client error \((?:401|403|404|410)|Distribution not found at|needs to be updated, but .?--locked.? was provided|unexpected argument|unrecognized subcommand|No interpreter found for|failed to parse`, "unsatisfiable requirements, missing package or version, a stale lock file or usage"),
 		retryOn("", `Request failed after \d+ retries|error sending request for url|HTTP status server error|client error \(Connect\)|operation timed out|dns error|Failed to download|Failed to fetch: `, "the index failed or could not be reached"),
 	}
 }

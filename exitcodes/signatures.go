@@ -272,6 +272,19 @@ func releaseLiterals() []string {
 	return []string{"epository is newer than local", "older than remote repository", "ross release updates"}
 }
 
+// The literals of the families from the eighth held-out set
+// (family10.txt), for sigDef.need.
+
+// sqlSyntaxLiterals: SQL a database rejected as invalid.
+func sqlSyntaxLiterals() []string {
+	return []string{"error in your SQL syntax", "ncorrect syntax near"}
+}
+
+// unsolvableLiterals: a solver's verdict that the requests cannot all hold.
+func unsolvableLiterals() []string {
+	return []string{"annot solve the request", "requirements are unsatisfiable", "ould not solve for environment", "o agreement on the version", "ependencies have diverged"}
+}
+
 // fileToCheckForm is a checksum step finding no file to check, which a
 // failed download leaves behind; fileToCheckLiterals are its literals.
 const fileToCheckForm = `\b[Ff]ile to (?:checksum|verify|hash) does(?:n't| not) exist\b`
@@ -372,8 +385,12 @@ func httpPhrase(codes, phrases string) string {
 func signatureTable() []sigDef {
 	lines, unsure := errorLineForms(), unsureForms()
 	return []sigDef{
-		// Terminal, whatever else was printed.
+		// Terminal, whatever else was printed. rustls (uv, deno, pkgx,
+		// cargo-deny) words an untrusted certificate "invalid peer
+		// certificate: UnknownIssuer", in a row of its own that keeps the
+		// first small enough for the backtracker.
 		{sigStopSure, `x509: certificate|x509: cannot validate|certificate verify failed|CERTIFICATE_VERIFY_FAILED|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate in certificate chain|PKIX path building failed|unable to find valid certification path|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID|certificate signed by unknown authority|SSLCertVerificationError`, "certificate not trusted", certificateLiterals()},
+		{sigStopSure, `\binvalid (?:peer )?certificate: UnknownIssuer\b`, "certificate not trusted, in rustls' words", []string{"certificate: UnknownIssuer"}},
 		{sigStopSure, `[Cc]ertificate has expired|CERT_HAS_EXPIRED`, "certificate expired", nil},
 		{sigStopSure, `[Pp]assword authentication failed|[Aa]ccess denied for user|Permission denied \(publickey|[Bb]ad credentials|[Aa]uthentication failed|[Ll]ogin failed for user|[Ii]nvalid (?:username or password|credentials|username/password|API key|api key|access token|authentication token)|[Ii]ncorrect (?:username or password|password)|[Ww]rong password|WRONGPASS|NOAUTH Authentication required|[Tt]oken (?:has )?expired|ExpiredToken|[Cc]redentials (?:have )?expired`, "credentials missing or refused", nil},
 		{sigStopSure, `[Cc]redentials (?:were|was|are|is) (?:rejected|incorrect|invalid|not valid)|[Ww]rong (?:login )?credentials|password was incorrect|[Pp]assword verification failed`, "credentials refused, in the sentence of a tool or a keystore", refusedLiterals()},
@@ -411,6 +428,10 @@ func signatureTable() []sigDef {
 		// An HTTP/2 stream the server or a proxy reset: Go's net/http
 		// ("stream error: stream ID 1; INTERNAL_ERROR") and curl's (92).
 		{sigRetry, `\bstream error: stream ID \d+|HTTP/2 stream \d+ was not closed cleanly|[Ss]tream error in the HTTP/2 framing layer`, "an HTTP/2 stream reset by the server or a proxy", []string{"stream error: stream ID ", "was not closed cleanly", "tream error in the HTTP/2"}},
+		// A CloudFormation stack another deployment is still updating
+		// ("is in UPDATE_IN_PROGRESS state and can not be updated", under
+		// the ValidationError's 400) is free again once that one ends.
+		{sigRetry, `\bis in [A-Z_]+_IN_PROGRESS state and can ?not be updated\b`, "a CloudFormation stack another deployment is still updating", []string{"_IN_PROGRESS state"}},
 		{sigRetry, `[Tt]he HTTP response code for \S+ did not indicate a success|[Dd]ownloaded file size doesn't match expected Content Length for \S+`, "Ivy's word for a download the server broke off after saying it had the file", []string{"did not indicate a success", "expected Content Length"}},
 		{sigRetry, `\b(?:NT_)?STATUS_(?:IO_TIMEOUT|CONNECTION_(?:REFUSED|RESET|DISCONNECTED|ABORTED)|HOST_UNREACHABLE|NETWORK_UNREACHABLE|INSUFFICIENT_RESOURCES|NETWORK_BUSY)\b|\bAUTH_FAILED,TEMP\b`, "a file or VPN server's own word for a timeout, a lost connection or a busy server", serverBusyLiterals()},
 
@@ -489,11 +510,24 @@ func signatureTable() []sigDef {
 		// buildah, skopeo and the tools that run them) will not resolve
 		// without a prompt or a search registry.
 		{sigStop, `short-name resolution enforced but cannot prompt without a TTY|\bshort-name "[^"]+" did not resolve to an alias\b`, "a short image name the container tools' configuration will not resolve", []string{"short-name "}},
+		// Families from the eighth held-out set (family10.txt), each in
+		// the words of several programs.
+		{sigStop, `You have an error in your SQL syntax|\bIncorrect syntax near\b`, "a database rejected the SQL as invalid (MySQL's and MariaDB's 1064, SQL Server's 102 and 156)", sqlSyntaxLiterals()},
+		{sigStop, `\bno basic auth credentials\b`, "a registry push or pull with no credentials for the registry", []string{"no basic auth credentials"}},
+		{sigStop, `\bCannot solve the request because of\b|\bwe can conclude that (?:your|the) requirements are unsatisfiable\b|\bCould not solve for environment specs\b|\bNo agreement on the version of\b|^Dependencies have diverged:`, "a solver found that the requested packages cannot all be installed", unsolvableLiterals()},
+		{sigStop, `\bis in (?:(?:UPDATE_)?ROLLBACK_FAILED|ROLLBACK_COMPLETE) state and can ?not be updated\b`, "a CloudFormation stack in a failed state that no update leaves", []string{"ROLLBACK_FAILED state", "ROLLBACK_COMPLETE state"}},
+		{sigStop, `\b[Cc]annot resolve module "[^"]+"|\bUnable to resolve module \S+ from \S`, "a module an import names cannot be resolved", []string{"annot resolve module", "nable to resolve module"}},
+		{sigStop, `\.ya?ml:\d+: (?:[a-z]+(?:-[a-z]+)+|[a-z]+\[[a-z-]+\])(?::|$)|\bListing [1-9]\d* violation\(s\) that are fatal\b`, "ansible-lint found violations: a file line and a rule, or their count", []string{".yml:", ".yaml:", "violation(s) that are fatal"}},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error
 		// line, so a download, a timeout or a rate limit keeps them from
 		// deciding.
+		// luarocks says it could not satisfy a dependency both when no
+		// rock matches and when the manifest could not be downloaded:
+		// judged with the error line, so a failed download keeps it from
+		// deciding.
+		{sigErrorLine, `\bCould not satisfy dependency\b`, "a dependency no rock satisfies, and no line spoke of a failure that passes", []string{"ould not satisfy dependency"}},
 		{sigErrorLine, `\b[Cc]owardly refusing\b|\b[Cc]annot index \w+ with\b|\bsignatures? (?:could not|couldn't|cannot) be verified\b`, "a refusal, a type error or an unverified signature, and no line spoke of a failure that passes", []string{"owardly refusing", "annot index ", "be verified"}},
 		// A path alone before "No such file or directory" (ffmpeg given a
 		// path cut at a space) is weak evidence: nvm's grep prints the
@@ -505,6 +539,12 @@ func signatureTable() []sigDef {
 		// Judged last (the fifth held-out set): an error line naming a
 		// static problem, unless some line spoke of a failure that passes.
 		lines[0], lines[1], unsure[0], unsure[1],
+		// Any 5xx after "HTTP code" is a server's failure (Galaxy's
+		// "HTTP Code: 530" from its CDN): it keeps an error line from
+		// deciding, as the common 5xx statuses above do. "status" is
+		// left out: it is on many a log line, and the row would run on
+		// each of them.
+		{sigUnsure, `\bHTTP [Cc]ode:? 5\d\d\b`, "a 5xx HTTP code: no error line decides", []string{"HTTP Code", "HTTP code"}},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
