@@ -69,6 +69,9 @@ type source struct {
 	need []string
 	// tier is the signature's tier, 0 for other patterns.
 	tier sigTier
+	// join is set for the rules of a preset whose program wraps its
+	// diagnostics in a box (see Scan.joinBox).
+	join bool
 }
 
 // lazyState is what a Classifier builds on first use, once.
@@ -86,6 +89,9 @@ type lazyState struct {
 	// at once; anyLine is set when a pattern requires none.
 	search  *multiSearch // the literals of l.matchers, sought as they are or folded
 	anyLine bool
+	// joins is set when some pattern is also sought across a wrapped
+	// box line (matcher.join).
+	joins bool
 }
 
 // activeSig is one cross-tool signature with its pattern's index.
@@ -174,7 +180,7 @@ func (c *Classifier) rules() *lazyState {
 					ar.exit = l
 				}
 				if r.match != "" {
-					ar.m = add(source{text: r.match})
+					ar.m = add(source{text: r.match, join: def.boxed})
 				}
 				p.rules = append(p.rules, ar)
 			}
@@ -214,6 +220,8 @@ func (c *Classifier) compiled() *lazyState {
 			l.matchers[i].capture = src.capture
 			l.matchers[i].goesOn, l.matchers[i].stop = src.tier == sigGoesOn, src.tier == sigStop || src.tier == sigErrorLine
 			l.matchers[i].once = src.tier == sigUnsure
+			l.matchers[i].join = src.join
+			l.joins = l.joins || src.join
 		}
 		l.buildSkip()
 	})
@@ -224,6 +232,14 @@ func (c *Classifier) compiled() *lazyState {
 // pattern requires, on the text as it is and on the text folded.
 func (l *lazyState) buildSkip() {
 	var raw, folded [][]byte
+	if l.joins {
+		// A phrase split over two box lines may hold none of the
+		// literals on either line: every line of a box, and the corners
+		// that close and open one, is fed to Line.
+		for _, c := range boxChars() {
+			raw = append(raw, []byte(c))
+		}
+	}
 	for i := range l.matchers {
 		m := &l.matchers[i]
 		if m.need == nil {
@@ -269,6 +285,11 @@ type Scan struct {
 	// grams and foldedGrams are the bigram sets of the current line and
 	// its folded form.
 	grams, foldedGrams gramSet
+	// box is the tail of the previous line when it was a box line with
+	// text, joined and its gram sets the join of that and the current
+	// line (joinBox).
+	box, joined, joinedFolded      []byte
+	joinedGrams, joinedFoldedGrams gramSet
 }
 
 // hit is what a Scan keeps for one pattern.
@@ -304,7 +325,8 @@ func (s *Scan) Line(line []byte) {
 	s.seq++
 	folded := false
 	stored := ""
-	matchers := s.c.compiled().matchers
+	l := s.c.compiled()
+	matchers := l.matchers
 	if s.hits == nil {
 		s.hits = make([]hit, len(matchers))
 	}
@@ -328,21 +350,109 @@ func (s *Scan) Line(line []byte) {
 			continue
 		}
 		goesOn = goesOn || m.goesOn
-		h := &s.hits[i]
-		h.seq = s.seq
-		if m.capture {
-			if len(loc) >= 4 && loc[2] >= 0 {
-				h.value = string(line[loc[2]:min(loc[3], loc[2]+maxHintBytes)])
-			}
-			continue
-		}
-		h.text = shorten(string(line[loc[0]:min(loc[1], loc[0]+4*maxMatchChars)]), maxMatchChars)
-		if stored == "" {
-			stored = cutLine(line)
-		}
-		copy(h.lines[:], h.lines[1:])
-		h.lines[MaxLines-1] = seqLine{s.seq, stored}
+		s.record(i, line, loc, &stored)
 	}
+	if l.joins {
+		s.joinBox(line, matchers)
+	}
+}
+
+// record keeps what matcher i matched at loc in line (stored is line as a
+// Verdict carries it, made on the first call for the line).
+func (s *Scan) record(i int, line []byte, loc []int, stored *string) {
+	m := &s.c.lazy.matchers[i]
+	h := &s.hits[i]
+	h.seq = s.seq
+	if m.capture {
+		if len(loc) >= 4 && loc[2] >= 0 {
+			h.value = string(line[loc[2]:min(loc[3], loc[2]+maxHintBytes)])
+		}
+		return
+	}
+	h.text = shorten(string(line[loc[0]:min(loc[1], loc[0]+4*maxMatchChars)]), maxMatchChars)
+	if *stored == "" {
+		*stored = cutLine(line)
+	}
+	copy(h.lines[:], h.lines[1:])
+	h.lines[MaxLines-1] = seqLine{s.seq, *stored}
+}
+
+// joinBox seeks the patterns of presets whose programs wrap their
+// diagnostics in a box (terraform's and OpenTofu's "│ ", see boxText)
+// across the join of the previous box line and this one, so that a phrase
+// the wrapping split ("does not have a" / "provider named") is seen whole.
+// Only a match that spans the join counts: one within either line is the
+// per-line pass's. An empty box line ends a paragraph, and any other line
+// ends the box: neither is joined to what follows.
+func (s *Scan) joinBox(line []byte, matchers []matcher) {
+	text, ok := boxText(line)
+	if !ok || len(text) == 0 {
+		s.box = s.box[:0]
+		return
+	}
+	if len(s.box) > 0 {
+		s.joined = append(append(append(s.joined[:0], s.box...), ' '), text...)
+		s.joinedGrams.fill(s.joined)
+		folded, stored := false, ""
+		for i := range matchers {
+			m := &matchers[i]
+			if !m.join {
+				continue
+			}
+			if m.fold && !folded {
+				s.joinedFolded = foldLine(s.joinedFolded, s.joined)
+				s.joinedFoldedGrams.fill(s.joinedFolded)
+				folded = true
+			}
+			if !m.mayMatch(s.joined, s.joinedFolded, &s.joinedGrams, &s.joinedFoldedGrams) {
+				continue
+			}
+			if loc := m.find(s.joined); loc != nil && loc[0] < len(s.box) && loc[1] > len(s.box)+1 {
+				s.record(i, s.joined, loc, &stored)
+			}
+		}
+	}
+	// The previous line's tail is all a wrapped phrase needs.
+	s.box = append(s.box[:0], text[max(0, len(text)-maxBoxTail):]...)
+}
+
+// maxBoxTail is the most bytes of a box line kept to join to the next.
+const maxBoxTail = 256
+
+// boxChars are the rule and corners terraform and OpenTofu draw around a
+// diagnostic (internal/command/format/diagnostic.go): "╷" opens it, "│ "
+// starts each of its lines, "╵" closes it.
+func boxChars() []string { return []string{"│", "╷", "╵"} }
+
+// boxText returns the text of a line inside a diagnostic box, without the
+// rule and its colour (terraform colours it "\x1b[31m│\x1b[0m " unless
+// -no-color) and without trailing blanks, and whether the line is in a
+// box at all.
+func boxText(line []byte) ([]byte, bool) {
+	line = skipSGR(line)
+	rest, ok := bytes.CutPrefix(line, []byte("│"))
+	if !ok {
+		return nil, false
+	}
+	rest = skipSGR(rest)
+	rest = bytes.TrimPrefix(rest, []byte(" "))
+	return bytes.TrimRight(rest, " \t"), true
+}
+
+// skipSGR skips the colour escapes (ESC [ digits and semicolons m) that
+// start b.
+func skipSGR(b []byte) []byte {
+	for len(b) > 2 && b[0] == 0x1b && b[1] == '[' {
+		i := 2
+		for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == ';') {
+			i++
+		}
+		if i == len(b) || b[i] != 'm' {
+			return b
+		}
+		b = b[i+1:]
+	}
+	return b
 }
 
 // Classify judges one attempt from how it ended and what its Scan saw (s

@@ -363,7 +363,10 @@ func TestHeldOutFigures(t *testing.T) {
 // out, ninth set"): terminal cases judged terminal, 31 of 57 without a
 // preset and 24 of 26 with one; 56 of 56 transient cases retried (issue
 // 14's transient goal met; its terminal goals of 90 % and 100 % are
-// not).
+// not). The ninth set has since moved to the corpus
+// (testdata/corpus/heldout9.txt) for the round described in "The
+// signatures widened from the ninth set"; the floors stay until a tenth
+// set is written blind and scored once.
 const (
 	heldOutFloorWithoutPreset = 31
 	heldOutFloorWithPreset    = 24

@@ -92,6 +92,9 @@ type matcher struct {
 	// once is set for a pattern whose first match in a Scan is all that
 	// counts (sigUnsure): it is not sought again once it has matched.
 	once bool
+	// join is set for a pattern also sought across a wrapped box line
+	// (Scan.joinBox).
+	join bool
 	// rare and rareFolded hold the hash of each literal's rarest bigram,
 	// for the literals sought in the line as it is and in the line folded:
 	// a line whose gram sets hold none of them contains no literal, which

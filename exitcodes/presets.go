@@ -36,6 +36,10 @@ type presetDef struct {
 	// rules lays out the preset's rules; a function, so that the table
 	// costs nothing until a preset is used.
 	rules func() []ruleDef
+	// boxed is set for programs that draw a box around their
+	// diagnostics and wrap them (terraform, OpenTofu): the preset's
+	// rules are also sought across two box lines (Scan.joinBox).
+	boxed bool
 }
 
 // ruleDef is one preset rule: class applies when the exit status is in exit
@@ -97,7 +101,7 @@ func presetTable() []presetDef {
 		{name: "pip", desc: "pip: index and network failures vs missing versions and conflicts", programs: []string{"pip", "pip3"}, rules: pipRules},
 		{name: "go", desc: "the go command: module downloads vs unknown versions and checksums", programs: []string{"go"}, rules: goRules},
 		{name: "kubectl", desc: "kubectl and helm: API server availability vs auth, missing objects and invalid input", programs: []string{"kubectl", "helm", "oc"}, rules: kubectlRules},
-		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules},
+		{name: "terraform", desc: "terraform and OpenTofu: state locks and API throttling vs configuration errors", programs: []string{"terraform", "tofu", "terragrunt"}, rules: terraformRules, boxed: true},
 		{name: "aws", desc: "AWS CLI: return codes and service error codes", programs: []string{"aws"}, rules: awsRules},
 	}, moreTools()...)
 }

@@ -285,6 +285,29 @@ func unsolvableLiterals() []string {
 	return []string{"annot solve the request", "requirements are unsatisfiable", "ould not solve for environment", "o agreement on the version", "ependencies have diverged"}
 }
 
+// The families from the ninth held-out set (family11.txt).
+
+// methodURLStatus is a status some HTTP clients print after the method
+// and URL: bun's "error: GET https://… - 404" and pnpm's "GET https://…:
+// Not Found - 404".
+func methodURLStatus(codes string) string {
+	return `\b(?:GET|HEAD|POST|PUT|PATCH|DELETE) https?://\S+(?:: [A-Z][A-Za-z ]*)? - ` + codes + `\b`
+}
+
+// methodStatusLiterals are the codes of methodURLStatus as literals.
+func methodStatusLiterals(codes []string) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = " - " + c
+	}
+	return out
+}
+
+// repoLiterals: a backup storage with no repository in it.
+func repoLiterals() []string {
+	return []string{"has not been initialized", "not initialized in the provided storage", "Is there a repository at", "Check repo config"}
+}
+
 // fileToCheckForm is a checksum step finding no file to check, which a
 // failed download leaves behind; fileToCheckLiterals are its literals.
 const fileToCheckForm = `\b[Ff]ile to (?:checksum|verify|hash) does(?:n't| not) exist\b`
@@ -518,6 +541,14 @@ func signatureTable() []sigDef {
 		{sigStop, `\bis in (?:(?:UPDATE_)?ROLLBACK_FAILED|ROLLBACK_COMPLETE) state and can ?not be updated\b`, "a CloudFormation stack in a failed state that no update leaves", []string{"ROLLBACK_FAILED state", "ROLLBACK_COMPLETE state"}},
 		{sigStop, `\b[Cc]annot resolve module "[^"]+"|\bUnable to resolve module \S+ from \S`, "a module an import names cannot be resolved", []string{"annot resolve module", "nable to resolve module"}},
 		{sigStop, `\.ya?ml:\d+: (?:[a-z]+(?:-[a-z]+)+|[a-z]+\[[a-z-]+\])(?::|$)|\bListing [1-9]\d* violation\(s\) that are fatal\b`, "ansible-lint found violations: a file line and a rule, or their count", []string{".yml:", ".yaml:", "violation(s) that are fatal"}},
+		// Families from the ninth held-out set (family11.txt), each in
+		// the words of several programs.
+		{sigStop, methodURLStatus(sigHTTPStop), "HTTP 400, 401, 403, 404, 405, 409, 410 or 422 after the method and URL (bun, pnpm): the request is wrong", methodStatusLiterals(httpStopCodes())},
+		{sigRetry, methodURLStatus(sigHTTPRetry), "HTTP 429 or 5xx after the method and URL: the server may recover", methodStatusLiterals(httpRetryCodes())},
+		{sigStop, `\bBind for \S+ failed: port is already allocated\b`, "a host port docker has given to another container (k3d, supabase, sail): it stays taken until that container is removed", []string{"port is already allocated"}},
+		{sigStop, `\bThe storage has not been initialized\b|\brepository not initialized in the provided storage\b|\bIs there a repository at the following location\?|\bis not a valid repository\. Check repo config\b`, "a backup storage with no repository in it (duplicacy, kopia, restic, borg)", repoLiterals()},
+		{sigStop, `\bCould not locate the included file '|\bpartial "[^"]+" not found\b|\btemplate not found: \S`, "a template include that does not exist (Liquid, Hugo, Nunjucks)", []string{"ould not locate the included file", "\" not found", "emplate not found: "}},
+		{sigStop, `\bWaiter encountered a terminal failure state\b|\bstopped waiting, encountered a failure state\b`, "an AWS SDK waiter saw the resource reach a failed state (a stack rolled back)", []string{"ncountered a terminal failure state", "ncountered a failure state"}},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error

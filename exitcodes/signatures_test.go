@@ -257,3 +257,20 @@ func TestAFailedDownloadBeatsTheChecksumOfAFileItNeverWrote(t *testing.T) {
 		})
 	}
 }
+
+// bun and pnpm print the status after the method and URL; relayed by any
+// program, a 4xx there is terminal and a 5xx transient.
+func TestAStatusAfterTheMethodAndURLIsJudgedByItsClass(t *testing.T) {
+	t.Parallel()
+	c := newClassifier(t, rules{signatures: true})
+	for line, want := range map[string]Class{
+		"error: GET https://registry.npmjs.org/@happier-dev%2fagents - 404":        Terminal,
+		" ERR_PNPM_FETCH_404  GET https://registry.npmjs.org/%20: Not Found - 404": Terminal,
+		"error: GET https://registry.npmjs.org/react - 503":                        Transient,
+		"GET https://registry.npmjs.org/react: Service Unavailable - 503":          Transient,
+	} {
+		v := judge(c, Exit{Start: Started, Code: 1}, line)
+		assert.Equal(t, want, v.Class, "%q: %s", line, v.Rule)
+		assert.Contains(t, v.Rule, "signature", line)
+	}
+}
