@@ -231,7 +231,9 @@ func (c *Classifier) compiled() *lazyState {
 // buildSkip prepares MayMatch: one search for every literal that some
 // pattern requires, on the text as it is and on the text folded.
 func (l *lazyState) buildSkip() {
-	var raw, folded [][]byte
+	// A line with escape sequences may hold a literal only once they are
+	// taken out (Scan.Line): every such line is fed to Line.
+	raw, folded := [][]byte{{esc}}, [][]byte(nil)
 	if l.joins {
 		// A phrase split over two box lines may hold none of the
 		// literals on either line: every line of a box, and the corners
@@ -290,6 +292,9 @@ type Scan struct {
 	// line (joinBox).
 	box, joined, joinedFolded      []byte
 	joinedGrams, joinedFoldedGrams gramSet
+	// plain is the current line without its escape sequences, when it
+	// has any (stripEscapes).
+	plain []byte
 }
 
 // hit is what a Scan keeps for one pattern.
@@ -322,6 +327,10 @@ func (s *Scan) Line(line []byte) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if bytes.IndexByte(line, esc) >= 0 {
+		s.plain = stripEscapes(s.plain[:0], line)
+		line = s.plain
+	}
 	s.seq++
 	folded := false
 	stored := ""
@@ -425,34 +434,16 @@ const maxBoxTail = 256
 func boxChars() []string { return []string{"│", "╷", "╵"} }
 
 // boxText returns the text of a line inside a diagnostic box, without the
-// rule and its colour (terraform colours it "\x1b[31m│\x1b[0m " unless
-// -no-color) and without trailing blanks, and whether the line is in a
-// box at all.
+// rule and trailing blanks, and whether the line is in a box at all. The
+// line comes without its escapes (Scan.Line): terraform colours the rule,
+// "\x1b[31m│\x1b[0m ", unless -no-color.
 func boxText(line []byte) ([]byte, bool) {
-	line = skipSGR(line)
 	rest, ok := bytes.CutPrefix(line, []byte("│"))
 	if !ok {
 		return nil, false
 	}
-	rest = skipSGR(rest)
 	rest = bytes.TrimPrefix(rest, []byte(" "))
 	return bytes.TrimRight(rest, " \t"), true
-}
-
-// skipSGR skips the colour escapes (ESC [ digits and semicolons m) that
-// start b.
-func skipSGR(b []byte) []byte {
-	for len(b) > 2 && b[0] == 0x1b && b[1] == '[' {
-		i := 2
-		for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == ';') {
-			i++
-		}
-		if i == len(b) || b[i] != 'm' {
-			return b
-		}
-		b = b[i+1:]
-	}
-	return b
 }
 
 // Classify judges one attempt from how it ended and what its Scan saw (s
