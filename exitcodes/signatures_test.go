@@ -206,19 +206,7 @@ func TestAnErrorLineDecidesOnlyWhenNothingSpokeOfAFailureThatPasses(t *testing.T
 		{"a target triple is not an unknown thing", []string{"error: component failed for rust-docs-x86_64-unknown-linux-gnu"}, Transient, ""},
 		{"another signature decides first", []string{"error: invalid response: HTTP 503"}, Transient, "signature"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := c.NewScan()
-			for _, l := range tc.lines {
-				s.Line([]byte(l))
-			}
-			v := c.Classify(Exit{Code: 1}, s, time.Time{})
-			assert.Equal(t, tc.want, v.Class, "rule %q", v.Rule)
-			if tc.rule == "" {
-				assert.Empty(t, v.Rule)
-			} else {
-				assert.Contains(t, v.Rule, tc.rule)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertJudged(t, c, tc.lines, tc.want, tc.rule) })
 	}
 }
 
@@ -242,19 +230,7 @@ func TestAFailedDownloadBeatsTheChecksumOfAFileItNeverWrote(t *testing.T) {
 		{"after a 404", []string{"curl: (22) The requested URL returned error: 404", download, checksum}, Terminal, "404"},
 		{"alone", []string{checksum}, Terminal, "error line"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := c.NewScan()
-			for _, l := range tc.lines {
-				s.Line([]byte(l))
-			}
-			v := c.Classify(Exit{Code: 1}, s, time.Time{})
-			assert.Equal(t, tc.want, v.Class, "rule %q", v.Rule)
-			if tc.rule == "" {
-				assert.Empty(t, v.Rule)
-			} else {
-				assert.Contains(t, v.Rule, tc.rule)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { assertJudged(t, c, tc.lines, tc.want, tc.rule) })
 	}
 }
 
@@ -272,5 +248,22 @@ func TestAStatusAfterTheMethodAndURLIsJudgedByItsClass(t *testing.T) {
 		v := judge(c, Exit{Start: Started, Code: 1}, line)
 		assert.Equal(t, want, v.Class, "%q: %s", line, v.Rule)
 		assert.Contains(t, v.Rule, "signature", line)
+	}
+}
+
+// assertJudged checks that c judges an exit 1 that printed lines as want,
+// by a rule whose name holds rule (by no rule when rule is empty).
+func assertJudged(t *testing.T, c *Classifier, lines []string, want Class, rule string) {
+	t.Helper()
+	s := c.NewScan()
+	for _, l := range lines {
+		s.Line([]byte(l))
+	}
+	v := c.Classify(Exit{Code: 1}, s, time.Time{})
+	assert.Equal(t, want, v.Class, "rule %q", v.Rule)
+	if rule == "" {
+		assert.Empty(t, v.Rule)
+	} else {
+		assert.Contains(t, v.Rule, rule)
 	}
 }
