@@ -363,6 +363,9 @@ func TestHeldOutFigures(t *testing.T) {
 // tenth set"): terminal cases judged terminal, 35 of 70 without a preset
 // and 22 of 28 with one; 53 of 53 transient cases retried (issue 14's
 // transient goal met; its terminal goals of 90 % and 100 % are not).
+// That set has since moved to the corpus (testdata/corpus/heldout10.txt)
+// and was tuned on; the floors stay its figures until an eleventh set,
+// written blind, is scored once and its figures replace them.
 const (
 	heldOutFloorWithoutPreset = 35
 	heldOutFloorWithPreset    = 22

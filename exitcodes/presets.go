@@ -443,6 +443,10 @@ func npmRules() []ruleDef {
 		stopOn("", `\bENEEDAUTH\b|\bEOTP\b|Unable to authenticate|You must be logged in|Incorrect or missing password`, "credentials missing or refused"),
 		stopOn("", `\bEACCES\b|\bENOSPC\b|no space left on device`, "local permissions or disk full"),
 		stopOn("", `\bERESOLVE\b|unable to resolve dependency tree|\bETARGET\b|No matching version found|ERR_PNPM_NO_MATCHING_VERSION|ERR_PNPM_PEER_DEP_ISSUES`, "dependencies cannot be resolved"),
+		// pnpm before 8.3.1 on Node.js 20 fails every registry request
+		// with ERR_INVALID_THIS (pnpm/pnpm#6424): pnpm's own "Will retry
+		// in 10 seconds" repeats a failure that never passes.
+		stopOn("", `\bERR_INVALID_THIS\b|Value of "this" must be of type URLSearchParams`, "a pnpm too old for this Node.js: every request fails alike"),
 		stopOn("", `\bEINTEGRITY\b|integrity checksum failed|ERR_PNPM_TARBALL_INTEGRITY|Integrity check failed`, "integrity mismatch: never retried blindly, it may be tampering"),
 		stopOn("", `frozen-lockfile|lockfile needs to be updated|ERR_PNPM_OUTDATED_LOCKFILE|can only install packages when your package\.json and package-lock\.json|lockfile would have been modified`, "the lockfile is out of date"),
 		stopOn("", `\b(?:EJSONPARSE|EUNSUPPORTEDPROTOCOL|ENOWORKSPACES|ENOVERSIONS|EOVERRIDE|ENOLOCK|EINVALIDPACKAGENAME|EINVALIDTAGNAME|EDUPLICATEWORKSPACE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE|CERT_HAS_EXPIRED|DEPTH_ZERO_SELF_SIGNED_CERT|ERR_TLS_CERT_ALTNAME_INVALID)\b|ERR_PNPM_(?:BAD_PM_VERSION|OTHER_PM_EXPECTED|UNSUPPORTED_ENGINE|LOCKFILE_CONFIG_MISMATCH|NO_IMPORTER_MANIFEST_FOUND|WORKSPACE_PKG_NOT_FOUND|INVALID_WORKSPACE_CONFIGURATION|LOCKFILE_MISSING_DEPENDENCY|BROKEN_LOCKFILE)\b|ERROR\s+This project is configured to use`, "an invalid manifest, protocol or certificate, or the wrong package manager"),
@@ -478,7 +482,11 @@ func goRules() []ruleDef {
 		stopOn("", `checksum mismatch|SECURITY ERROR`, "checksum mismatch: never retried blindly, it may be tampering"),
 		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
-		stopOn("", `cannot find module providing package|cannot find package|no required module provides package|found, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in std|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
+		// The go command's PackageNotInModuleError names the version
+		// found in parentheses ("module x@latest found (v1.6.3), but does
+		// not contain package x/y"); Go 1.16 and older called a path
+		// with no dot "not in GOROOT" where later ones say "not in std".
+		stopOn("", `cannot find module providing package|cannot find package|no required module provides package|found(?: \([^)]*\))?, but does not contain package|missing go\.sum entry|updates to go\.mod needed|go\.mod requires go >=|inconsistent vendoring|is not in (?:std|GOROOT)\b|cannot find main module|module lookup disabled|errors parsing go\.mod|flag provided but not defined|unknown command`, "the module setup or the command is wrong"),
 		stopOn("", `go\.mod file not found|toolchain not available|requires cgo|module declares its path as|found packages \w+ \(`, "no module, no such toolchain, no cgo, or a module or package at the wrong path"),
 		stopOn("", `\.go:\d+:\d+: (?:undefined: |.* imported and not used|declared and not used|cannot use |too many arguments|not enough arguments|syntax error: |missing return|.* redeclared in this block|invalid operation: )`, "compile error"),
 		stopOn("", `no space left on device`, "disk full"),
@@ -488,6 +496,12 @@ func goRules() []ruleDef {
 	}
 }
 
+// helmPatchStop is helm's "failed to create patch" when the chart's
+// manifest does not fit the API's schema: a field the struct does not
+// have, a list without its merge key, a string where an object belongs.
+// Other causes it wraps (reading the live object) may be the network's.
+const helmPatchStop = `failed to create patch: .*(?:unable to find api field in struct|does not contain declared merge key|cannot restore struct from)`
+
 // kubectlRules are from kubectl's "Error from server (Reason)" lines and
 // client errors, and helm's "Error:" lines.
 func kubectlRules() []ruleDef {
@@ -495,6 +509,7 @@ func kubectlRules() []ruleDef {
 		retryOn("", `failed calling webhook`, "an admission webhook is not ready yet"),
 		retryOn("", `is waiting to start: (?:ContainerCreating|PodInitializing)|pod is not running\. Current status=Pending`, "the pod is still starting"),
 		stopOn("", `exec plugin: invalid apiVersion|no context exists with the name|flag needs an argument|has no deployed releases|chart requires kubeVersion|no repositories found\. You must add one|missing in charts/ directory|helm dependency build|execution error at \(`, "kubeconfig, usage, release or chart error"),
+		stopOn("", helmPatchStop, "helm cannot build a patch: the chart's manifest does not fit the API's schema"),
 		stopOn("", `(?:localhost|127\.0\.0\.1):8080`, "no kubeconfig: kubectl fell back to localhost:8080"),
 		stopOn("", `x509: |certificate signed by unknown authority|certificate has expired|tls: failed to verify`, "the API server's certificate is not trusted"),
 		stopOn("", `(?i)getting credentials: |You must be logged in to the server|\(Unauthorized\)|\bUnauthorized\b|provide credentials`, "credentials missing or refused"),

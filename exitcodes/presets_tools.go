@@ -273,6 +273,7 @@ func helmfileRules() []ruleDef {
 	return []ruleDef{
 		stopOn("2", "", "helmfile diff --detailed-exitcode: changes present, not a failure to retry"),
 		retryOn("", `another operation \(install/upgrade/rollback\) is in progress|Kubernetes cluster unreachable|connection refused|i/o timeout|TLS handshake timeout|context deadline exceeded|the server is currently unable to handle the request|failed to download .*: (?:Get|dial)|read: connection reset`, "the cluster or the chart repository is unreachable, or a release is locked"),
+		stopOn("", helmPatchStop, "helm cannot build a patch: the chart's manifest does not fit the API's schema"),
 		stopOn("", `chart ".*" (?:matching .* )?not found|no chart version found|no releases found that matches|failed to read .*\.yaml|parse error|template: |error converting YAML to JSON|could not find|repo .* not found|Error: UPGRADE FAILED: (?:cannot patch|template|rendered manifests contain)|unknown flag|is forbidden|Unauthorized|environment ".*" is not defined|unknown command ".*" for "helm"`, "missing chart or release, an invalid state file or template, or refused"),
 	}
 }

@@ -549,6 +549,10 @@ func signatureTable() []sigDef {
 		{sigStop, `\bThe storage has not been initialized\b|\brepository not initialized in the provided storage\b|\bIs there a repository at the following location\?|\bis not a valid repository\. Check repo config\b`, "a backup storage with no repository in it (duplicacy, kopia, restic, borg)", repoLiterals()},
 		{sigStop, `\bCould not locate the included file '|\bpartial "[^"]+" not found\b|\btemplate not found: \S`, "a template include that does not exist (Liquid, Hugo, Nunjucks)", []string{"ould not locate the included file", "\" not found", "emplate not found: "}},
 		{sigStop, `\bWaiter encountered a terminal failure state\b|\bstopped waiting, encountered a failure state\b`, "an AWS SDK waiter saw the resource reach a failed state (a stack rolled back)", []string{"ncountered a terminal failure state", "ncountered a failure state"}},
+		// Families from the tenth held-out set (family12.txt), each in
+		// the words of several programs.
+		{sigStop, `^[#\s]*Error: Unbound (?:module|value|type constructor|constructor|record field|class) [\w.']`, "OCaml: a module or name the code uses is not defined (dune, make, opam, ocamlbuild): a library missing or too old", []string{"Error: Unbound "}},
+		{sigStop, `\bINSTALL_FAILED_(?:UPDATE_INCOMPATIBLE|VERSION_DOWNGRADE|NO_MATCHING_ABIS|OLDER_SDK|TEST_ONLY|DUPLICATE_PERMISSION|CONFLICTING_PROVIDER|MISSING_SHARED_LIBRARY|DEPRECATED_SDK_VERSION)\b|\bINSTALL_PARSE_FAILED_[A-Z_]+\b`, "Android refused the package: another signing key, an older version, no matching ABI or SDK (adb, gradle, react-native)", []string{"INSTALL_FAILED_", "INSTALL_PARSE_FAILED_"}},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error
