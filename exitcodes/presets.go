@@ -480,6 +480,13 @@ func pipRules() []ruleDef {
 func goRules() []ruleDef {
 	return []ruleDef{
 		stopOn("", `checksum mismatch|SECURITY ERROR`, "checksum mismatch: never retried blindly, it may be tampering"),
+		// The go command wraps the fetch that failed in what it was
+		// looking for ("cannot find module providing package x: … https
+		// fetch: Get …: EOF"): a network failure in the line decides
+		// before the words of a missing module or a bad version.
+		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
+		retryOn("", `connection reset|connection refused|unexpected EOF|: EOF$|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
+		retryOn("", httpRetryText+`|\b`+httpRetry+` (?:Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out|Too Many Requests)`, "the proxy failed or asked to slow down"),
 		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
 		// The go command's PackageNotInModuleError names the version
@@ -490,9 +497,6 @@ func goRules() []ruleDef {
 		stopOn("", `go\.mod file not found|toolchain not available|requires cgo|module declares its path as|found packages \w+ \(`, "no module, no such toolchain, no cgo, or a module or package at the wrong path"),
 		stopOn("", `\.go:\d+:\d+: (?:undefined: |.* imported and not used|declared and not used|cannot use |too many arguments|not enough arguments|syntax error: |missing return|.* redeclared in this block|invalid operation: )`, "compile error"),
 		stopOn("", `no space left on device`, "disk full"),
-		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
-		retryOn("", `connection reset|connection refused|unexpected EOF|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
-		retryOn("", httpRetryText+`|\b`+httpRetry+` (?:Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out|Too Many Requests)`, "the proxy failed or asked to slow down"),
 	}
 }
 
