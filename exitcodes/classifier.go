@@ -279,22 +279,47 @@ func (c *Classifier) Presets() []string { return slices.Clone(c.presetNames) }
 // output. Line may be called from several goroutines, such as the copiers
 // of stdout and stderr.
 type Scan struct {
-	c      *Classifier
-	mu     sync.Mutex
-	seq    uint64
-	hits   []hit
-	folded []byte
-	// grams and foldedGrams are the bigram sets of the current line and
-	// its folded form.
-	grams, foldedGrams gramSet
+	c    *Classifier
+	mu   sync.Mutex
+	seq  uint64
+	hits []hit
+	// line is the current line as it is sought.
+	line sought
 	// box is the tail of the previous line when it was a box line with
-	// text, joined and its gram sets the join of that and the current
-	// line (joinBox).
-	box, joined, joinedFolded      []byte
-	joinedGrams, joinedFoldedGrams gramSet
+	// text, and joined the join of that and the current line (joinBox).
+	box    []byte
+	joined sought
 	// plain is the current line without its escape sequences, when it
 	// has any (stripEscapes).
 	plain []byte
+}
+
+// sought is a text the patterns are sought in, with what their
+// prefilters need of it: its bigram set, and its folded form and that
+// form's bigram set, made for the first pattern that folds.
+type sought struct {
+	text, folded       []byte
+	isFolded           bool
+	grams, foldedGrams gramSet
+}
+
+// reset makes text the one sought, its buffers kept.
+func (t *sought) reset(text []byte) {
+	t.text, t.isFolded = text, false
+	t.grams.fill(text)
+}
+
+// find returns where m matches the text, nil when it does not.
+func (t *sought) find(m *matcher) []int {
+	if m.fold && !t.isFolded {
+		t.folded = foldLine(t.folded, t.text)
+		t.foldedGrams.fill(t.folded)
+		t.isFolded = true
+	}
+	if !m.mayMatch(t.text, t.folded, &t.grams, &t.foldedGrams) {
+		return nil
+	}
+	return m.find(t.text)
 }
 
 // hit is what a Scan keeps for one pattern.
@@ -332,29 +357,20 @@ func (s *Scan) Line(line []byte) {
 		line = s.plain
 	}
 	s.seq++
-	folded := false
 	stored := ""
 	l := s.c.compiled()
 	matchers := l.matchers
 	if s.hits == nil {
 		s.hits = make([]hit, len(matchers))
 	}
-	s.grams.fill(line)
+	s.line.reset(line)
 	goesOn := false // the line goes on to say what the program does about a missing thing
 	for i := range matchers {
 		m := &matchers[i]
 		if goesOn && m.stop || m.once && s.hits[i].seq > 0 {
 			continue
 		}
-		if m.fold && !folded {
-			s.folded = foldLine(s.folded, line)
-			s.foldedGrams.fill(s.folded)
-			folded = true
-		}
-		if !m.mayMatch(line, s.folded, &s.grams, &s.foldedGrams) {
-			continue
-		}
-		loc := m.find(line)
+		loc := s.line.find(m)
 		if loc == nil {
 			continue
 		}
@@ -400,24 +416,15 @@ func (s *Scan) joinBox(line []byte, matchers []matcher) {
 		return
 	}
 	if len(s.box) > 0 {
-		s.joined = append(append(append(s.joined[:0], s.box...), ' '), text...)
-		s.joinedGrams.fill(s.joined)
-		folded, stored := false, ""
+		s.joined.reset(append(append(append(s.joined.text[:0], s.box...), ' '), text...))
+		stored := ""
 		for i := range matchers {
 			m := &matchers[i]
 			if !m.join {
 				continue
 			}
-			if m.fold && !folded {
-				s.joinedFolded = foldLine(s.joinedFolded, s.joined)
-				s.joinedFoldedGrams.fill(s.joinedFolded)
-				folded = true
-			}
-			if !m.mayMatch(s.joined, s.joinedFolded, &s.joinedGrams, &s.joinedFoldedGrams) {
-				continue
-			}
-			if loc := m.find(s.joined); loc != nil && loc[0] < len(s.box) && loc[1] > len(s.box)+1 {
-				s.record(i, s.joined, loc, &stored)
+			if loc := s.joined.find(m); loc != nil && loc[0] < len(s.box) && loc[1] > len(s.box)+1 {
+				s.record(i, s.joined.text, loc, &stored)
 			}
 		}
 	}
