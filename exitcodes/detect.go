@@ -18,7 +18,8 @@ const maxWrapperDepth = 8
 //   - sh, bash, dash, zsh and ksh with -c, when the first word of the
 //     script is a plain word (no quotes, $, globs or redirections before
 //     it), after any NAME=value assignments and exec;
-//   - python -m pip, for pip.
+//   - python -m pip, for pip;
+//   - php running composer or composer.phar, for composer.
 //
 // It reports false when no preset covers the program.
 func DetectPreset(argv []string) (string, bool) {
@@ -44,8 +45,24 @@ func DetectPreset(argv []string) (string, bool) {
 }
 
 // programName normalizes a program's base name: versioned pip (pip3.12)
-// is pip, and python -m pip is pip.
+// is pip, python -m pip is pip, and php composer.phar is composer.
 func programName(name string, args []string) string {
+	if strings.HasPrefix(name, "php") && strings.Trim(name[3:], "0123456789.") == "" {
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if a == "-d" || a == "-c" {
+				i++ // -d foo=bar, -c php.ini
+				continue
+			}
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			if script := path.Base(a); script == "composer" || script == "composer.phar" {
+				return "composer"
+			}
+			break
+		}
+	}
 	if strings.HasPrefix(name, "pip") && strings.Trim(name[3:], "0123456789.") == "" {
 		return "pip"
 	}

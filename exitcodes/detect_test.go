@@ -27,6 +27,8 @@ func TestDetectPresetLooksThroughWrappers(t *testing.T) {
 		{"versioned pip", []string{"pip3.12", "install", "x"}, "pip"},
 		{"python -m pip", []string{"python3", "-m", "pip", "install", "x"}, "pip"},
 		{"python -I -m pip", []string{"python", "-I", "-m", "pip", "install", "x"}, "pip"},
+		{"php running composer", []string{"php", "/usr/local/bin/composer", "install"}, "composer"},
+		{"php with an ini setting running composer.phar", []string{"php8.2", "-d", "memory_limit=-1", "composer.phar", "update"}, "composer"},
 		{"env with assignments and options", []string{"env", "-i", "-u", "HOME", "A=1", "B=2", "wget", "x"}, "wget"},
 		{"env with --", []string{"env", "--", "aws", "s3", "ls"}, "aws"},
 		{"sudo with options and values", []string{"sudo", "-u", "root", "-E", "--preserve-env=PATH", "apt-get", "update"}, "apt"},
@@ -74,6 +76,7 @@ func TestDetectPresetFindsNothingWhenUnclear(t *testing.T) {
 		{"sh -c with a subshell", []string{"sh", "-c", `(curl x)`}},
 		{"sh -c without its script", []string{"sh", "-c"}},
 		{"python without -m pip", []string{"python3", "setup.py", "install"}},
+		{"php running another script", []string{"php", "artisan", "migrate"}},
 		{"program named like a preset prefix", []string{"curly"}},
 		{"endless wrappers stop", []string{"nohup", "nohup", "nohup", "nohup", "nohup", "nohup", "nohup", "nohup", "nohup", "curl"}},
 	}
