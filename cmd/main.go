@@ -96,19 +96,21 @@ func offStdFD(f *os.File) *os.File {
 func Main(ctx context.Context, args []string, deps Deps) int {
 	steptrace.Mark("main")
 	defer steptrace.Mark("done")
-	// Catching the signals takes a round trip to the runtime's signal
-	// thread per signal, some 0.3-0.7 ms in all on a small machine. A run
-	// starts it at once, in the background, and waits for it before it
-	// starts a process or waits (run): the command line is read, planned
-	// and the first attempt set up meanwhile, and a signal before that
-	// takes its default action, as it would before any catching. Anything
+	// A run catches its signals first, before it reads its command line,
+	// so they are caught before it starts a process or waits; a signal
+	// before that takes its default action and ends retry, which has
+	// started nothing. Catching them in the background while the command
+	// line is read and the first attempt set up was no faster on two cores
+	// (docs/benchmarks.md): each signal is a round trip to the runtime's
+	// signal thread, and those wake-ups queue behind the work. Anything
 	// else (a subcommand, help, a run that may be handed to retry-redis)
 	// sets it up when it needs it, not at all for --version or a usage
 	// error.
 	var relay *signals.Relay
 	sigCtx := ctx
 	if catchEarly(args, deps) {
-		sigCtx, relay = signals.Start(ctx, deps.Signals)
+		sigCtx, relay = signals.Listen(ctx, deps.Signals)
+		steptrace.Mark("signals")
 	}
 	listen := func() (context.Context, *signals.Relay) {
 		if relay == nil {
@@ -417,15 +419,6 @@ was stopped by signal n. See docs/exit-codes.md.`,
 
 // run runs the plan and returns the exit code.
 func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan Plan) int {
-	// The signals must be caught before retry starts a process or waits
-	// (see Main): before the first process starts (caughtFirst), and
-	// before a breaker's or learned timings' state, whose locks may wait.
-	// Until then a signal takes its default action and ends retry, which
-	// has started nothing; the attempt's set-up is done meanwhile.
-	if o.Breaker.Key != "" || plan.Learn != nil {
-		relay.Ready()
-		steptrace.Mark("caught")
-	}
 	warn := func(format string, args ...any) { printWarning(deps.Stderr, format, args...) }
 	if err := runner.AdoptOrphans(); err != nil && o.Verbose {
 		warn("cannot adopt orphaned grandchildren: %v", err)
@@ -446,7 +439,6 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	defer out.stop()
 	steptrace.Mark("outputs")
 	cfg := runConfig(deps, o, plan, relay, out)
-	cfg.Starter = caughtFirst{next: cfg.Starter, relay: relay}
 
 	if o.Breaker.Key != "" {
 		out.breaker = &report.Breaker{Key: o.Breaker.Key, WhenOpen: "fail"}
@@ -590,10 +582,15 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
+// lookupEnv returns the value of the last name=value in env, or "". A
+// start looks up a dozen names in every variable of an environment that
+// holds a hundred in CI, so it tests the one byte after the name first and
+// builds nothing: comparing with name+"=" made those lookups a quarter of
+// the instructions of `retry -- true` (docs/benchmarks.md).
 func lookupEnv(env []string, name string) string {
 	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
+		if kv := env[i]; len(kv) > len(name) && kv[len(name)] == '=' && kv[:len(name)] == name {
+			return kv[len(name)+1:]
 		}
 	}
 	return ""
@@ -602,18 +599,4 @@ func lookupEnv(env []string, name string) string {
 // isTerminal reports whether f is a terminal.
 func isTerminal(f *os.File) bool {
 	return f != nil && term.IsTerminal(int(f.Fd()))
-}
-
-// caughtFirst starts processes with next once relay's signals are caught,
-// so that a signal reaches every process retry starts, and a run catches
-// them meanwhile, while it sets up its first attempt.
-type caughtFirst struct {
-	next  runner.Starter
-	relay *signals.Relay
-}
-
-func (c caughtFirst) Start(ctx context.Context, cmd runner.Command) (runner.Process, error) {
-	c.relay.Ready()
-	steptrace.Mark("caught")
-	return c.next.Start(ctx, cmd)
 }

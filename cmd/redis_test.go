@@ -168,7 +168,7 @@ func TestSubcommandErrorsHideTheRedisPassword(t *testing.T) {
 	}
 }
 
-// A run catches signals in the background from the start, unless it may
+// A run catches signals from the start, unless it may
 // be handed to retry-redis: an exec then would lose a signal caught
 // before it, so such a run (and anything not a run) catches them only
 // when it needs them, after the hand-off.
@@ -218,11 +218,11 @@ func (s signalOnStart) Start(ctx context.Context, c runner.Command) (runner.Proc
 	return p, err
 }
 
-// A run catches its signals in the background while it reads its command
-// line (catchEarly), and waits for the catching before it runs: a signal
-// at the attempt's start is caught and ends the run with its code. (Had
-// the run not waited, SIGUSR1, which the runtime drops when nobody
-// catches it, would have been lost and the attempt run its 10 s.)
+// A run catches its signals before it reads its command line
+// (catchEarly): a signal at the attempt's start is caught and ends the run
+// with its code. (Had it not been caught, SIGUSR1, which the runtime drops
+// when nobody catches it, would have been lost and the attempt run its
+// 10 s.)
 func TestASignalAtTheFirstAttemptsStartFindsItCaught(t *testing.T) {
 	t.Parallel()
 	for range 20 {

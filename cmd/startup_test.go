@@ -132,3 +132,16 @@ func TestDeadlinePassedBeforeTheFirstAttemptExits124(t *testing.T) {
 	assert.Equal(t, 124, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "after 0 attempts")
 }
+
+// lookupEnv compares names without building name+"=": it must still find
+// the last setting of exactly that name, with any "=" in its value.
+func TestLookupEnvFindsTheLastSettingOfExactlyThatName(t *testing.T) {
+	t.Parallel()
+	env := []string{"RETRY=1", "RETRY_OPTS=-n 3", "NOEQUALS", "RETRY_OPTSX=no", "RETRY_OPTS=--env=A=B", "RETRY_STATE="}
+	assert.Equal(t, "--env=A=B", lookupEnv(env, "RETRY_OPTS"))
+	assert.Equal(t, "1", lookupEnv(env, "RETRY"))
+	assert.Equal(t, "", lookupEnv(env, "RETRY_STATE"))
+	assert.Equal(t, "", lookupEnv(env, "NOEQUALS"), "an entry without = sets nothing")
+	assert.Equal(t, "", lookupEnv(env, "RETRY_OPT"), "a prefix of a name is another name")
+	assert.Equal(t, "", lookupEnv(nil, "RETRY_OPTS"))
+}

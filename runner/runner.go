@@ -706,11 +706,20 @@ func (r *run) env(n int) []string {
 	return append(env, ours...)
 }
 
+// isOurs reports whether kv sets one of the variables retry sets itself.
+// It is asked of every variable before every attempt, so most are ruled
+// out by their first bytes.
 func isOurs(kv string) bool {
-	for _, name := range []string{EnvAttempt, EnvMaxAttempts, EnvIdempotencyKey, EnvDeadlineMS} {
-		if strings.HasPrefix(kv, name+"=") {
-			return true
-		}
+	if !strings.HasPrefix(kv, "RETRY_") {
+		return false
+	}
+	name, _, ok := strings.Cut(kv, "=")
+	if !ok {
+		return false
+	}
+	switch name {
+	case EnvAttempt, EnvMaxAttempts, EnvIdempotencyKey, EnvDeadlineMS:
+		return true
 	}
 	return false
 }

@@ -87,47 +87,34 @@ func TestDetachedTargetGetsNothing(t *testing.T) {
 	assert.Empty(t, target.signals())
 }
 
-// A real signal to the process is caught and forwarded: after Listen,
-// and after Start once Ready has returned (Start returns before the
-// signals are caught).
+// A real signal to the process is caught and forwarded as soon as Listen
+// has returned.
 func TestRealSignalToTheProcessIsCaught(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		listen func() (context.Context, *Relay)
-		sig    syscall.Signal
-	}{
-		{"Listen", func() (context.Context, *Relay) { return Listen(context.Background(), nil) }, syscall.SIGHUP},
-		{"Start, then Ready", func() (context.Context, *Relay) {
-			ctx, r := Start(context.Background(), nil)
-			r.Ready()
-			return ctx, r
-		}, syscall.SIGTERM},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx, relay := tc.listen()
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			ctx, relay := Listen(context.Background(), nil)
 			defer relay.Stop()
 			target := &recorder{}
 			relay.Attach(target)
 
-			require.NoError(t, syscall.Kill(os.Getpid(), tc.sig))
+			require.NoError(t, syscall.Kill(os.Getpid(), sig))
 			select {
 			case <-ctx.Done():
 			case <-time.After(10 * time.Second):
-				t.Fatalf("%v did not cancel the context", tc.sig)
+				t.Fatalf("%v did not cancel the context", sig)
 			}
-			assert.Equal(t, tc.sig, relay.Received())
-			assert.Equal(t, []syscall.Signal{tc.sig}, target.signals())
+			assert.Equal(t, sig, relay.Received())
+			assert.Equal(t, []syscall.Signal{sig}, target.signals())
 		})
 	}
 }
 
-// Stopping a relay whose catching is still under way waits for it: a
-// background Notify that came after the Stop would register the channel
-// Stop closed, and the next signal would panic the process (it did,
-// before Stop waited).
-func TestStopRightAfterStartLeavesNothingCaught(t *testing.T) {
+// Stopping a relay right after Listen gives the signals their default
+// actions back and leaves no channel of the relay's registered: the next
+// signal neither panics the process on a closed channel nor is lost.
+func TestStopRightAfterListenLeavesNothingCaught(t *testing.T) {
 	for range 20 {
-		_, relay := Start(context.Background(), []os.Signal{syscall.SIGHUP})
+		_, relay := Listen(context.Background(), []os.Signal{syscall.SIGHUP})
 		relay.Stop()
 	}
 	own := make(chan os.Signal, 1)
