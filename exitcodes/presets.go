@@ -294,8 +294,23 @@ func curlRules() []ruleDef {
 	}
 }
 
+// wgetStatusLine is the line GNU Wget prints for a server's error
+// response, "%s ERROR %d: %s.", in any language: its translations change
+// the word ("FEHLER 503: Service Unavailable.", "ОШИБКА 404: Not Found.",
+// "错误 502：Bad Gateway。"; Bulgarian adds a colon after it, Romanian puts
+// it before the time), never the place of the status, a number right
+// after that one word and before a colon and the reason. The status
+// fragment goes between the two halves; the pattern is anchored at the
+// start of the line, so a line that is not a status line fails at once,
+// and it is a rule of its own, apart from the English "ERROR 503", which
+// may stand anywhere in a line.
+const (
+	wgetStatusBefore = `^\s*(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?[^\s\d:\x{FF1A}]+:? (?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?`
+	wgetStatusAfter  = `(?:: |\x{FF1A})`
+)
+
 // wgetRules are from wget(1), EXIT STATUS, and the "ERROR 503: ..." lines it
-// prints.
+// prints, in English and in its translations.
 func wgetRules() []ruleDef {
 	return []ruleDef{
 		stopOn("", `server returned error: HTTP/[0-9.]+ `+httpStop+`\b`, "BusyBox wget (exit 1): permanent HTTP status"),
@@ -304,6 +319,8 @@ func wgetRules() []ruleDef {
 		retryOn("", `wget: bad address|wget: error getting response|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
 		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
 		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
+		stopOn("8", wgetStatusBefore+httpStop+wgetStatusAfter, "server answered 4xx other than 408 and 429, or 501, 505, in a translation (FEHLER, ERREUR, ОШИБКА, ...)"),
+		retryOn("8", wgetStatusBefore+httpRetry+wgetStatusAfter, "server answered 408, 429 or 5xx, in a translation (FEHLER, ERREUR, ОШИБКА, ...)"),
 		stopOn("8", `awaiting response\.\.\. `+httpStop+`\b`, "status shown while awaiting the response: permanent"),
 		retryOn("8", `awaiting response\.\.\. `+httpRetry+`\b`, "status shown while awaiting the response: transient"),
 		stopOn("8", "", "server error response whose status was not printed (-q): taken as permanent"),
