@@ -504,8 +504,14 @@ func goRules() []ruleDef {
 		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
 		retryOn("", `connection reset|connection refused|unexpected EOF|: EOF$|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
 		retryOn("", httpRetryText+`|\b`+httpRetry+` (?:Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out|Too Many Requests)`, "the proxy failed or asked to slow down"),
-		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
+		// The checksum database is asked only about a module the go
+		// command has downloaded: a 404 there is a version it has not
+		// fetched yet (a tag pushed minutes ago), unless the database
+		// cannot reach the module at all, which the credentials rule
+		// above names.
+		retryOn("", `\bverifying (?:module|go\.mod): \S+: reading https?://\S+/lookup/\S+: (?:404 Not Found|410 Gone)$`, "the checksum database has not seen the version yet"),
+		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		// The go command's PackageNotInModuleError names the version
 		// found in parentheses ("module x@latest found (v1.6.3), but does
 		// not contain package x/y"); Go 1.16 and older called a path
