@@ -282,7 +282,7 @@ func sqlSyntaxLiterals() []string {
 
 // unsolvableLiterals: a solver's verdict that the requests cannot all hold.
 func unsolvableLiterals() []string {
-	return []string{"annot solve the request", "requirements are unsatisfiable", "ould not solve for environment", "o agreement on the version", "ependencies have diverged"}
+	return []string{"annot solve the request", "requirements are unsatisfiable", "ould not solve for environment", "o agreement on the version", "ependencies have diverged", "installable versions previously reported", "packages are incompatible", "onstructing the build plan", "lan construction failed"}
 }
 
 // The families from the ninth held-out set (family11.txt).
@@ -558,7 +558,7 @@ func signatureTable() []sigDef {
 		// the words of several programs.
 		{sigStop, `You have an error in your SQL syntax|\bIncorrect syntax near\b`, "a database rejected the SQL as invalid (MySQL's and MariaDB's 1064, SQL Server's 102 and 156)", sqlSyntaxLiterals()},
 		{sigStop, `\bno basic auth credentials\b`, "a registry push or pull with no credentials for the registry", []string{"no basic auth credentials"}},
-		{sigStop, `\bCannot solve the request because of\b|\bwe can conclude that (?:your|the) requirements are unsatisfiable\b|\bCould not solve for environment specs\b|\bNo agreement on the version of\b|^Dependencies have diverged:`, "a solver found that the requested packages cannot all be installed", unsolvableLiterals()},
+		{sigStop, `\bCannot solve the request because of\b|\bwe can conclude that (?:your|the) requirements are unsatisfiable\b|\bCould not solve for environment specs\b|\bNo agreement on the version of\b|^Dependencies have diverged:|\bconflicts with any installable versions previously reported\b|^\s*The following packages are incompatible$|\bWhile constructing the build plan, the following exceptions were\b|^\s*Plan construction failed\.?$`, "a solver found that the requested packages cannot all be installed (also stack's build plan and libmamba's conflict tree)", unsolvableLiterals()},
 		{sigStop, `\bis in (?:(?:UPDATE_)?ROLLBACK_FAILED|ROLLBACK_COMPLETE) state and can ?not be updated\b`, "a CloudFormation stack in a failed state that no update leaves", []string{"ROLLBACK_FAILED state", "ROLLBACK_COMPLETE state"}},
 		{sigStop, `\b[Cc]annot resolve module "[^"]+"|\bUnable to resolve module \S+ from \S`, "a module an import names cannot be resolved", []string{"annot resolve module", "nable to resolve module"}},
 		{sigStop, `\.ya?ml:\d+: (?:[a-z]+(?:-[a-z]+)+|[a-z]+\[[a-z-]+\])(?::|$)|\bListing [1-9]\d* violation\(s\) that are fatal\b`, "ansible-lint found violations: a file line and a rule, or their count", []string{".yml:", ".yaml:", "violation(s) that are fatal"}},
@@ -584,6 +584,14 @@ func signatureTable() []sigDef {
 		{sigStop, `\bDNS problem: NXDOMAIN looking up (?:A|AAAA) for \S`, "an ACME CA found no address record for the domain (certbot, acme.sh, win-acme)", []string{"NXDOMAIN looking up A"}},
 		{sigStop, `\btemplate: \S+:\d+:\d+: executing (?:"[^"]*" at <|$)`, "a Go template failed as it ran (hugo, gomplate, helmfile): a value missing or of the wrong type", []string{": executing "}},
 		{sigStop, `\bmigration \d+ was previously applied but (?:has been modified|is missing in the resolved migrations)\b`, "an applied migration was changed or removed (sqlx and the programs that embed it)", []string{"was previously applied but"}},
+		// Families from the twelfth held-out set (family14.txt), each in
+		// the words of several programs.
+		{sigStop, `\bEOF looking for end (?:YAML|TOML|JSON|ORG) front matter delimiter\b|\bfrontmatter delimiter must be followed by CR\+LF or LF\b|\binvalid (?:YAML|TOML|JSON) delimiter\b|\bCouldn't find front matter in \x60|\bError while parsing Markdown front ?matter\b`, "a page's front matter is missing or does not parse (Hugo, Zola, Docusaurus)", []string{"ront matter", "rontmatter", " delimiter"}},
+		{sigStop, `\bNear line \d+ \(last key parsed '[^']*'\): |\btoml: line \d+ \(last key "[^"]*"\): `, "a TOML file does not parse, in BurntSushi/toml's words (hugo, traefik, gitlab-runner)", []string{"(last key parsed '", "(last key \""}},
+		{sigStop, `^\s*could not find driver\s*$|\bcould not find driver (?:\(SQL: |in /)|PDOException\b.*\bcould not find driver\b|\bexception occured in driver: could not find driver\b`, "PHP's PDO has no driver for the database: pdo_mysql or pdo_pgsql is not installed (Laravel, Doctrine, Drupal)", []string{"could not find driver"}},
+		{sigStop, `\bclaims to not accept jdbcUrl\b|\bPossibly the wrong driver for the given database URL\b|\bjdbcUrl is required with driverClassName\b`, "a JDBC driver does not accept the URL, or no URL is configured (HikariCP, Liquibase)", []string{"not accept jdbcUrl", "wrong driver for the given database URL", "jdbcUrl is required"}},
+		{sigStop, `\bDocusaurus found broken links!|\(!\) Found dead link \S+ in file \S|\[vitepress\] \d+ dead link\(s\) found\b|\bOne or more pages contain dead links\b`, "a site build found links to pages it does not have (Docusaurus, VitePress)", []string{"found broken links", "Found dead link", "dead link(s) found", "contain dead links"}},
+		{sigStop, `\{:?option, :?server_only, :?\w+\}`, "Erlang/OTP refuses a TLS option an old library sets (hex, hackney under a newer OTP)", []string{"server_only"}},
 		// A refusal in a program's own words ("Cowardly refusing"), a
 		// query indexing a value of the wrong type, signatures that
 		// could not be verified: weak evidence, judged with the error
