@@ -619,6 +619,11 @@ func signatureTable() []sigDef {
 		// left out: it is on many a log line, and the row would run on
 		// each of them.
 		{sigUnsure, `\bHTTP [Cc]ode:? 5\d\d\b`, "a 5xx HTTP code: no error line decides", []string{"HTTP Code", "HTTP code"}},
+		// An HTML error page read as JSON ("invalid character '<' looking
+		// for beginning of value", a service in maintenance) is the
+		// transient row's error page: the error line that carries it
+		// decides nothing either (qltysh-archive/test-reporter#248).
+		{sigUnsure, `[Ii]nvalid character '<' looking for beginning of value`, "an error page read as JSON: no error line decides", []string{"looking for beginning of value"}},
 
 		// Where a runtime reported the error that ended the program.
 		{sigDeath, `^(?:[a-z_][a-z0-9_]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception|Timeout)(?:: |$)`, "Python: the exception that ended the traceback", nil},
