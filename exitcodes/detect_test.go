@@ -49,6 +49,9 @@ func TestDetectPresetLooksThroughWrappers(t *testing.T) {
 		{"sh -c with a wrapper inside", []string{"sh", "-c", "sudo apt-get update"}, "apt"},
 		{"wrappers nested", []string{"sudo", "nice", "timeout", "30", "env", "A=1", "nohup", "git", "pull"}, "git"},
 		{"sh -c whose first word is plain before a quoted arg", []string{"sh", "-c", `curl -fsS "$URL"`}, "curl"},
+		{"sha256sum is the checksum preset", []string{"sha256sum", "-c", "SHA256SUMS"}, "checksum"},
+		{"shasum is the checksum preset", []string{"shasum", "-a", "256", "-c", "SHA256SUMS"}, "checksum"},
+		{"a checker under sh -c is the checksum preset", []string{"sh", "-c", "md5sum -c md5.images.txt"}, "checksum"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

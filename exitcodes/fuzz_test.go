@@ -113,6 +113,15 @@ func FuzzClassify(f *testing.F) {
 	f.Add(1, uint8(0), false, uint8(0), []byte("** (Mix) Hex dependency resolution failed\nERROR! couldn't resolve module/action 'x'.\nunzip:  cannot find or open a.zip, a.zip.zip or a.zip.ZIP."))
 	f.Add(1, uint8(0), false, uint8(0), []byte("error: No remote refs found similar to \u2018flathub\u2019\n ERR_PNPM_LOCKFILE_BREAKING_CHANGE  Lockfile pnpm-lock.yaml not compatible"))
 	f.Add(1, uint8(0), false, uint8(0), []byte("error: invalid object\nretrying in 2s\nError: Failed to update x: No such ref 'y' [28] Timeout was reached"))
+	// The twelfth held-out set: wget's status in its translations, a
+	// checker's FAILED, the checksum database behind a fresh tag, Google
+	// Fonts' 404s, libgit2's lost object, and the families of the round.
+	f.Add(8, uint8(0), false, uint8(0), []byte("2025-03-01 12:00:00 FEHLER 503: Service Unavailable.\n2025-03-01 12:00:00 \u9519\u8bef 404\uff1aNot Found\u3002\nEROARE 2025-03-01 12:00:00 401: Unauthorized."))
+	f.Add(1, uint8(0), false, uint8(0), []byte("app.tgz: FAILED\nsha256sum: WARNING: 1 computed checksum did NOT match\nfatal: could not read Username for 'https://github.com': terminal prompts disabled"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("go: m@v1.2.3: verifying module: m@v1.2.3: reading https://sum.golang.org/lookup/m@v1.2.3: 404 Not Found\nReceived response with status 404 when requesting\nhttps://fonts.gstatic.com/s/x/v1/a.woff2"))
+	f.Add(101, uint8(0), false, uint8(0), []byte("  object not found - no match for id (d44b2d20); class=Odb (9); code=NotFound (-3)\nrevspec '5eddea0' not found; class=Reference (4)"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("Error: x.md:1:1\": EOF looking for end TOML front matter delimiter\nNear line 1 (last key parsed 'module'): bare keys cannot contain '.'\n  could not find driver"))
+	f.Add(1, uint8(0), false, uint8(0), []byte("[ERROR] Error: Docusaurus found broken links!\n{:failed_connect, [{:inet, [:inet], {:option, :server_only, :honor_cipher_order}}]}\nDriver org.postgresql.Driver claims to not accept jdbcUrl, jdbc:x"))
 	// Classifiers are immutable: build them once for every input.
 	var names []string
 	for _, p := range Presets() {

@@ -83,14 +83,18 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 		"Cannot find matching keyid: {}", "app does not have a Dockerfile or buildpacks configured", "(Error NT_STATUS_IO_TIMEOUT)",
 		"Hostname/IP does not match certificate's altnames", "rbenv: version `2.3' is not installed", "error: component 'rls' for target 'x' is unavailable for download",
 		"** (Mix) Hex dependency resolution failed", "/Documents/My: No such file or directory", "error: No remote refs found similar to 'flathub'",
-		"[!] Unable to find a specification for `X`", "TimedOut waiting", "pnpm-lock.yaml", "the lock. ", "Error: EXDEV: cross-device link not permitted"} {
+		"[!] Unable to find a specification for `X`", "TimedOut waiting", "pnpm-lock.yaml", "the lock. ", "Error: EXDEV: cross-device link not permitted",
+		"2025-03-01 12:00:00 FEHLER 503: Service Unavailable.", "\u9519\u8bef 404\uff1aNot Found\u3002", "x.tar.gz: FAILED", "sha256sum: WARNING: 2 computed checksums did NOT match",
+		"verifying go.mod: m@v1/go.mod: reading https://sum.golang.org/lookup/m@v1: 410 Gone", "https://fonts.gstatic.com/s/a/v1/b.woff2",
+		"[9/-3] Object not found - no match for id (eb65ff7f)", "EOF looking for end YAML front matter delimiter", "Near line 3 (last key parsed ''): x",
+		"[vitepress] 6 dead link(s) found.", "{option, server_only, honor_cipher_order}", "is not installable because it conflicts with any installable versions previously reported"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git"}, Signatures: true})
+	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git", "wget", "checksum"}, Signatures: true})
 	if err != nil {
 		f.Fatal(err)
 	}

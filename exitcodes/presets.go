@@ -294,8 +294,23 @@ func curlRules() []ruleDef {
 	}
 }
 
+// wgetStatusLine is the line GNU Wget prints for a server's error
+// response, "%s ERROR %d: %s.", in any language: its translations change
+// the word ("FEHLER 503: Service Unavailable.", "ОШИБКА 404: Not Found.",
+// "错误 502：Bad Gateway。"; Bulgarian adds a colon after it, Romanian puts
+// it before the time), never the place of the status, a number right
+// after that one word and before a colon and the reason. The status
+// fragment goes between the two halves; the pattern is anchored at the
+// start of the line, so a line that is not a status line fails at once,
+// and it is a rule of its own, apart from the English "ERROR 503", which
+// may stand anywhere in a line.
+const (
+	wgetStatusBefore = `^\s*(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?[^\s\d:\x{FF1A}]+:? (?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d )?`
+	wgetStatusAfter  = `(?:: |\x{FF1A})`
+)
+
 // wgetRules are from wget(1), EXIT STATUS, and the "ERROR 503: ..." lines it
-// prints.
+// prints, in English and in its translations.
 func wgetRules() []ruleDef {
 	return []ruleDef{
 		stopOn("", `server returned error: HTTP/[0-9.]+ `+httpStop+`\b`, "BusyBox wget (exit 1): permanent HTTP status"),
@@ -304,6 +319,8 @@ func wgetRules() []ruleDef {
 		retryOn("", `wget: bad address|wget: error getting response|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
 		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
 		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
+		stopOn("8", wgetStatusBefore+httpStop+wgetStatusAfter, "server answered 4xx other than 408 and 429, or 501, 505, in a translation (FEHLER, ERREUR, ОШИБКА, ...)"),
+		retryOn("8", wgetStatusBefore+httpRetry+wgetStatusAfter, "server answered 408, 429 or 5xx, in a translation (FEHLER, ERREUR, ОШИБКА, ...)"),
 		stopOn("8", `awaiting response\.\.\. `+httpStop+`\b`, "status shown while awaiting the response: permanent"),
 		retryOn("8", `awaiting response\.\.\. `+httpRetry+`\b`, "status shown while awaiting the response: transient"),
 		stopOn("8", "", "server error response whose status was not printed (-q): taken as permanent"),
@@ -487,8 +504,14 @@ func goRules() []ruleDef {
 		retryOn("", `i/o timeout|TLS handshake timeout|Client\.Timeout exceeded|context deadline exceeded|connection timed out`, "the network timed out"),
 		retryOn("", `connection reset|connection refused|unexpected EOF|: EOF$|network is unreachable|http2: server sent GOAWAY|stream error: stream ID \d+|server misbehaving|Temporary failure in name resolution`, "the connection failed or was cut"),
 		retryOn("", httpRetryText+`|\b`+httpRetry+` (?:Service Unavailable|Bad Gateway|Internal Server Error|Gateway Time-?out|Too Many Requests)`, "the proxy failed or asked to slow down"),
-		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		stopOn("", `terminal prompts disabled|could not read Username|Repository not found|Permission denied \(publickey|\b40[13] (?:Forbidden|Unauthorized)|x509: |tls: failed to verify certificate`, "credentials or certificate refused"),
+		// The checksum database is asked only about a module the go
+		// command has downloaded: a 404 there is a version it has not
+		// fetched yet (a tag pushed minutes ago), unless the database
+		// cannot reach the module at all, which the credentials rule
+		// above names.
+		retryOn("", `\bverifying (?:module|go\.mod): \S+: reading https?://\S+/lookup/\S+: (?:404 Not Found|410 Gone)$`, "the checksum database has not seen the version yet"),
+		stopOn("", `unknown revision|invalid version|invalid pseudo-version|410 Gone|404 Not Found|no matching versions for query|malformed module path`, "no such module or version"),
 		// The go command's PackageNotInModuleError names the version
 		// found in parentheses ("module x@latest found (v1.6.3), but does
 		// not contain package x/y"); Go 1.16 and older called a path

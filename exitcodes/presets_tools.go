@@ -34,6 +34,7 @@ func moreTools() []presetDef {
 		{name: "registry", desc: "skopeo, crane and regctl: registry outages and rate limits vs missing images and refused credentials", programs: []string{"skopeo", "crane", "regctl"}, rules: registryRules},
 		{name: "helmfile", desc: "helmfile: helm's cluster and lock errors vs missing charts and invalid state files", programs: []string{"helmfile"}, rules: helmfileRules},
 		{name: "argocd", desc: "Argo CD CLI: exit 11 connection failure, 12 API refusal, 13 missing resource; gRPC codes", programs: []string{"argocd"}, rules: argocdRules},
+		{name: "checksum", desc: "sha256sum, md5sum and the other checkers run with -c: a file whose checksum does not match the list", programs: []string{"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum", "b2sum", "shasum", "cksum"}, rules: checksumRules},
 	}
 }
 
@@ -80,7 +81,7 @@ func cargoRules() []ruleDef {
 	return []ruleDef{
 		retryOn("", `spurious network error|failed to download from|Timeout was reached|failed to query replaced source registry|download of .* failed|failed to fetch `+"`"+`https|Couldn't resolve host name|HTTP/2 stream \d+ was not closed cleanly|\[(?:6|7|28|35|56)\] |Connection reset by peer|Connection refused|Temporary failure in name resolution|error sending request for url`, "the registry or the network failed (also under a build script)"),
 		retryOn("", `Blocking waiting for file lock`, "another cargo holds the package cache lock"),
-		stopOn("", `\berror\[E[0-9]{4}\]|could not compile|no matching package named|failed to select a version for|failed to parse manifest|no such (?:subcommand|command)|unexpected argument|could not find `+"`"+`Cargo\.toml`+"`"+`|the lock file .* needs to be updated but --locked was passed|requires rustc \d|is not supported by|package .* cannot be built because it requires rustc|failed to parse lock file|a bin target must be available|no bin target named|linker \S+ not found|failed to run custom build command|toolchain '.*' is not installed|is already uploaded|already exists on crates\.io index|no token found`, "compile error, missing crate or version, or a bad manifest"),
+		stopOn("", `\berror\[E[0-9]{4}\]|could not compile|no matching package named|failed to select a version for|failed to parse manifest|no such (?:subcommand|command)|unexpected argument|could not find `+"`"+`Cargo\.toml`+"`"+`|the lock file .* needs to be updated but --locked was passed|requires rustc \d|is not supported by|package .* cannot be built because it requires rustc|failed to parse lock file|a bin target must be available|no bin target named|linker \S+ not found|failed to run custom build command|toolchain '.*' is not installed|is already uploaded|already exists on crates\.io index|no token found|\brevision [0-9a-f]{7,40} not found\b|\brevspec '[^']+' not found`, "compile error, missing crate or version, a git revision the remote does not have, or a bad manifest"),
 	}
 }
 
@@ -288,5 +289,22 @@ func argocdRules() []ruleDef {
 		stopOn("13", "", "the resource does not exist"),
 		retryOn("", `code = (?:Unavailable|DeadlineExceeded|ResourceExhausted|Aborted)\b|another operation is already in progress|transport is closing|connection refused`, "the API server is unavailable, busy, or an operation is running"),
 		stopOn("", `code = (?:PermissionDenied|Unauthenticated|NotFound|InvalidArgument|AlreadyExists|FailedPrecondition|Unimplemented)\b|permission denied|token is expired|unknown flag|unknown command|server address unspecified|x509: `, "refused, not found or invalid"),
+	}
+}
+
+// checksumRules are from the lines coreutils' sha256sum, md5sum, b2sum and
+// cksum, and Perl's shasum, print with -c: "FILE: FAILED" for each file
+// whose checksum does not match the list, then "WARNING: 1 computed
+// checksum did NOT match". A checker run as the command itself read the
+// file it was given: the list is stale or the file is not the one
+// published, and a new run reads the same bytes. Inside a script the
+// same lines may follow a download cut short or answered with an error
+// page, which a rerun fixes; so they are no signature, and only a
+// checker named as the command is judged by them. "FAILED open or read",
+// a file the checker could not read, is left to the signatures.
+func checksumRules() []ruleDef {
+	return []ruleDef{
+		stopOn("", `^[^\s:]+: FAILED$`, "a file whose checksum does not match the list: the list is stale or the file is not the one published"),
+		stopOn("", `\bWARNING: \d+ computed checksums? did NOT match\b`, "the checker's count of the files that did not match"),
 	}
 }
