@@ -111,7 +111,7 @@ func unwrap(name string, args []string) ([]string, bool) {
 		if !ok {
 			return nil, true
 		}
-		return firstWords(script), true
+		return scriptCommand(script), true
 	}
 	return nil, false
 }
@@ -193,6 +193,75 @@ func shellScript(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// scriptCommand returns the words of the command of a shell script whose
+// preset may judge the script's exit status: its first command, when the
+// script is one command or when every command in it is covered by the
+// same preset (`apt-get update && apt-get install -y jq`); none
+// otherwise. The status of `curl -fsSL URL | sh` or `curl -fsSLO URL &&
+// sha256sum -c SUMS` is the last command's, and the curl preset would
+// read an installer's exit 1 as curl's "unsupported protocol", a terminal
+// failure.
+func scriptCommand(script string) []string {
+	cmds := splitCommands(script)
+	if len(cmds) == 0 {
+		return nil
+	}
+	first := firstWords(cmds[0])
+	if len(cmds) == 1 {
+		return first
+	}
+	name, ok := DetectPreset(first)
+	if !ok {
+		return nil
+	}
+	for _, c := range cmds[1:] {
+		if other, ok := DetectPreset(firstWords(c)); !ok || other != name {
+			return nil
+		}
+	}
+	return first
+}
+
+// splitCommands splits a shell script at its unquoted ;, &, | and
+// newlines (&& and || too), leaving out empty commands. Redirections such
+// as 2>&1, &>log and >| are not operators.
+func splitCommands(script string) []string {
+	var cmds []string
+	start := 0
+	add := func(end int) {
+		if c := script[start:end]; strings.TrimSpace(c) != "" {
+			cmds = append(cmds, c)
+		}
+	}
+	var quote byte
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			}
+		case c == '\\':
+			i++ // the next byte is taken as it is (in double quotes too)
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '&' && (i > 0 && (script[i-1] == '>' || script[i-1] == '<') || i+1 < len(script) && script[i+1] == '>'):
+			// a redirection: 2>&1, <&3, &>log
+		case c == '|' && i > 0 && script[i-1] == '>':
+			// >| file
+		case c == ';' || c == '&' || c == '|' || c == '\n':
+			add(i)
+			start = i + 1
+		}
+	}
+	add(len(script))
+	return cmds
 }
 
 // firstWords returns the words of a shell script's first simple command up

@@ -42,7 +42,12 @@ func TestDetectPresetLooksThroughWrappers(t *testing.T) {
 		{"timeout with duration", []string{"timeout", "30s", "curl", "x"}, "curl"},
 		{"timeout with options", []string{"timeout", "-k", "5", "--signal=KILL", "1m", "docker", "pull", "x"}, "docker"},
 		{"timeout -s with value", []string{"timeout", "-s", "INT", "10", "git", "fetch"}, "git"},
-		{"sh -c", []string{"sh", "-c", "curl -fsSL https://x | sh"}, "curl"},
+		{"sh -c", []string{"sh", "-c", "curl -fsSL https://x -o install.sh"}, "curl"},
+		{"sh -c whose commands share a preset", []string{"sh", "-c", "apt-get update && apt-get install -y --no-install-recommends curl"}, "apt"},
+		{"sh -c over two lines of one preset", []string{"sh", "-c", "apt-get update\napt-get install -y jq"}, "apt"},
+		{"sh -c whose commands share a preset through wrappers", []string{"bash", "-c", "sudo apt-get update; timeout 60 apt install -y jq"}, "apt"},
+		{"sh -c with redirections", []string{"sh", "-c", "curl -fsS https://x >out.json 2>&1 </dev/null"}, "curl"},
+		{"sh -c with an operator only inside quotes", []string{"sh", "-c", `curl -fsS 'https://x/?a=1&b=2' -H "X: a;b|c" -d a\&b`}, "curl"},
 		{"bash -lc", []string{"bash", "-lc", "git fetch --all"}, "git"},
 		{"bash -e -o pipefail -c", []string{"bash", "-e", "-o", "pipefail", "-c", "terraform init"}, "terraform"},
 		{"sh -c with assignments and exec", []string{"sh", "-c", "FOO=1 exec kubectl apply -f x"}, "kubectl"},
@@ -78,6 +83,15 @@ func TestDetectPresetFindsNothingWhenUnclear(t *testing.T) {
 		{"sh -c with a variable first", []string{"sh", "-c", `$CURL -f x`}},
 		{"sh -c with a subshell", []string{"sh", "-c", `(curl x)`}},
 		{"sh -c without its script", []string{"sh", "-c"}},
+		// A script of several commands ends with the last one's status,
+		// which the first one's preset would misread (an installer's exit
+		// 1 taken as curl's "unsupported protocol").
+		{"sh -c piping curl to a shell", []string{"sh", "-c", "curl -fsSL https://x | sh"}},
+		{"sh -c checking what curl fetched", []string{"sh", "-c", "curl -fsSLO https://x/a.tgz && sha256sum -c a.sha256"}},
+		{"sh -c with commands of two presets in sequence", []string{"bash", "-c", "git fetch; npm ci"}},
+		{"sh -c with a command of no preset after", []string{"bash", "-c", "git fetch && make"}},
+		{"sh -c in the background", []string{"sh", "-c", "curl -fsS https://x & wait"}},
+		{"sh -c over two lines of two presets", []string{"sh", "-c", "apt-get update\npip install jq"}},
 		{"python without -m pip", []string{"python3", "setup.py", "install"}},
 		{"php running another script", []string{"php", "artisan", "migrate"}},
 		{"program named like a preset prefix", []string{"curly"}},
@@ -137,4 +151,38 @@ func TestSelectPresetsRejectsBadListsNamingTheValidOnes(t *testing.T) {
 			assert.Equal(t, tt.want, err.Error())
 		})
 	}
+}
+
+// A shell script of any shape is split into commands that are pieces of
+// it, in order, none of them empty, and detection through sh -c picks a
+// preset only when the script's first command has it.
+func FuzzDetectPresetThroughAShell(f *testing.F) {
+	for _, s := range []string{
+		"curl -fsSL https://x | sh",
+		"apt-get update && apt-get install -y jq",
+		`curl 'a;b' "c|d" e\&f 2>&1 &>log >|x`,
+		"git fetch; npm ci\n",
+		`sh -c "apt-get update; apt-get install x"`,
+		"'unterminated && x",
+		"\\",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		cmds := splitCommands(script)
+		rest := script
+		for _, c := range cmds {
+			require.NotEmpty(t, strings.TrimSpace(c))
+			i := strings.Index(rest, c)
+			require.GreaterOrEqual(t, i, 0, "%q is not a piece of %q after the commands before it", c, script)
+			rest = rest[i+len(c):]
+		}
+		got, ok := DetectPreset([]string{"sh", "-c", script})
+		if ok {
+			require.NotEmpty(t, cmds)
+			first, firstOK := DetectPreset(firstWords(cmds[0]))
+			require.True(t, firstOK)
+			require.Equal(t, first, got)
+		}
+	})
 }
