@@ -707,12 +707,9 @@ func (r *run) env(n int) []string {
 }
 
 // isOurs reports whether kv sets one of the variables retry sets itself.
-// It is asked of every variable before every attempt, so most are ruled
-// out by their first bytes.
+// It is asked of every variable before every attempt, so it compares the
+// name as it stands rather than build each name+"=".
 func isOurs(kv string) bool {
-	if !strings.HasPrefix(kv, "RETRY_") {
-		return false
-	}
 	name, _, ok := strings.Cut(kv, "=")
 	if !ok {
 		return false
