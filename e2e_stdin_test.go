@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"retry/internal/resetsock"
 )
 
 // randomInput returns n bytes that differ from any other n bytes this
@@ -137,4 +139,29 @@ func TestTheLastAttemptRecordsNoStdin(t *testing.T) {
 	one, two := peak("1"), peak("2")
 	t.Logf("peak RSS: -n 1 %d KiB, -n 2 %d KiB", one, two)
 	assert.Greater(t, two-one, 6<<10, "-n 1 recorded nothing")
+}
+
+func TestSuccessOnAStdinCutByAResetExits74AndSaysSo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := runRetry(t, dir, resetsock.Stdin(t), nil, "-q", "--report", "report.json", "--fallback", "touch fell-back", "--", "sh", "-c", "cat > got")
+	assert.Equal(t, 74, r.code, "not 0: the command saw its input end where reading failed: %s", r.stderr)
+	assert.Equal(t, []string{"retry: sh succeeded on attempt 1, but on a cut input: " +
+		"reading stdin failed after 0 bytes (read /dev/stdin: connection reset by peer), so the input ended there"}, r.lines(t))
+	report, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(report), `"outcome": "stdin-read-failed",`)
+	assert.Contains(t, string(report), `"exit_code": 74,`)
+	assert.Contains(t, string(report), `"last_error": "reading stdin failed after 0 bytes (read /dev/stdin: connection reset by peer), so the input ended there",`)
+	assert.NoFileExists(t, filepath.Join(dir, "fell-back"), "the command did its work: there is no failure to fall back from")
+}
+
+func TestDirectoryAsStdinReachesEveryAttemptAsItIs(t *testing.T) {
+	t.Parallel()
+	d, err := os.Open(t.TempDir())
+	require.NoError(t, err)
+	defer d.Close()
+	r := runRetry(t, "", d, nil, "-n", "2", "--fast-delay", "1ms", "--", "cat")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, 2, strings.Count(r.stderr, "cat: -: Is a directory"), "cat says so on each attempt, as without retry: %s", r.stderr)
 }

@@ -41,11 +41,13 @@ type ending struct {
 // settle is the one place that decides how a run ended. The exit code:
 // success 0 (even when a forwarded signal arrived too late to matter);
 // stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE);
-// the fallback's own code when one ran; deadline or timeout 124; circuit
+// a success on a cut input (reading stdin failed) 74; the fallback's own
+// code when one ran; deadline or timeout 124; circuit
 // open before anything ran 75; otherwise the last attempt's own code
 // (126/127 when it could not start, 128+n when it was killed by signal n).
 // The fallback runs when retry gave up (neither success, nor a signal,
-// nor a reader gone) and the run was not cancelled.
+// nor a reader gone, nor a success on a cut input) and the run was not
+// cancelled.
 func settle(e runEnd) ending {
 	res, last := e.res, e.res.Last()
 	downstreamClosed := res.Stop == runner.DownstreamClosed || e.brokenPipe
@@ -55,7 +57,10 @@ func settle(e runEnd) ending {
 	if e.circuitOpen {
 		outcome = report.OutcomeBreakerOpen
 	}
-	gaveUp := !succeeded && e.interrupted == 0 && !downstreamClosed
+	// A success on a cut input did its work; it is not trusted, but
+	// there is no failure for a fallback to stand in for.
+	cut := res.Stop == runner.StdinReadFailed
+	gaveUp := !succeeded && e.interrupted == 0 && !downstreamClosed && !cut
 	if e.fellBack == nil && e.fallback && gaveUp && !e.cancelled {
 		return ending{outcome: outcome, fallback: true}
 	}
@@ -72,6 +77,8 @@ func settle(e runEnd) ending {
 		code = 128 + int(e.interrupted)
 	case downstreamClosed:
 		code = 128 + int(syscall.SIGPIPE)
+	case cut:
+		code = exitcodes.IOErr
 	case e.fellBack != nil:
 		code = e.fellBack.Code
 	// The deadline cut the last attempt short, or passed before the
@@ -111,6 +118,8 @@ func outcomeOf(s runner.Stop) report.Outcome {
 		return report.OutcomeCancelled
 	case runner.StdinUnreplayable:
 		return report.OutcomeStdinUnreplayable
+	case runner.StdinReadFailed:
+		return report.OutcomeStdinReadFailed
 	case runner.StdoutNotHeld:
 		return report.OutcomeStdoutNotHeld
 	}

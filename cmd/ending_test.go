@@ -46,6 +46,8 @@ func TestSettleDecidesOutcomeExitCodeAndFallback(t *testing.T) {
 		{"not executable exits 126", runEnd{res: ran(runner.Terminal, exitcodes.Exit{Start: exitcodes.ProgramNotExecutable, Code: 126}, false)}, ending{report.OutcomeTerminal, 126, false}},
 		{"a process that could not start exits 125", runEnd{res: ran(runner.Terminal, exitcodes.Exit{Start: exitcodes.StartFailed, Code: 125}, false)}, ending{report.OutcomeTerminal, 125, false}},
 		{"unreplayable stdin passes the last code on", runEnd{res: ran(runner.StdinUnreplayable, exitcodes.Exit{Code: 7}, false)}, ending{report.OutcomeStdinUnreplayable, 7, false}},
+		{"a success on a cut stdin exits 74", runEnd{res: ran(runner.StdinReadFailed, exitcodes.Exit{}, false)}, ending{report.OutcomeStdinReadFailed, 74, false}},
+		{"a success on a cut stdin runs no fallback", runEnd{res: ran(runner.StdinReadFailed, exitcodes.Exit{}, false), fallback: true}, ending{report.OutcomeStdinReadFailed, 74, false}},
 		{"unheld stdout passes the last code on", runEnd{res: ran(runner.StdoutNotHeld, exitcodes.Exit{Code: 7}, false)}, ending{report.OutcomeStdoutNotHeld, 7, false}},
 		{"a spent retry budget ends as exhausted attempts", runEnd{res: ran(runner.Refused, exitcodes.Exit{Code: 7}, false)}, ending{report.OutcomeExhausted, 7, false}},
 

@@ -5,6 +5,9 @@ package exitcodes
 const (
 	// OK is the exit code of a run whose command succeeded.
 	OK = 0
+	// IOErr (EX_IOERR) is used when an attempt succeeded on a cut input:
+	// reading retry's stdin failed while it read.
+	IOErr = 74
 	// TempFail (EX_TEMPFAIL) is used when the circuit breaker is open and
 	// no fallback ran.
 	TempFail = 75

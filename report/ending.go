@@ -32,6 +32,10 @@ const (
 	// no longer be replayed whole (past --stdin-max, or the spool could
 	// not be written), so none was made.
 	OutcomeStdinUnreplayable Outcome = "stdin-unreplayable"
+	// OutcomeStdinReadFailed means an attempt succeeded, but reading stdin
+	// had failed while it read, so its input ended early: its success is
+	// not trusted.
+	OutcomeStdinReadFailed Outcome = "stdin-read-failed"
 	// OutcomeStdoutNotHeld means a retry was due but --stdout buffer could
 	// not hold the failed attempt's output, which went to stdout as it
 	// came, so none was made.
@@ -47,7 +51,7 @@ const (
 // Outcomes returns every Outcome, in the order the documentation lists them.
 func Outcomes() []Outcome {
 	return []Outcome{OutcomeSuccess, OutcomeExhausted, OutcomeDeadline, OutcomeTerminal,
-		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeStdoutNotHeld, OutcomeBreakerOpen, OutcomeFallback}
+		OutcomeCancelled, OutcomeStdinUnreplayable, OutcomeStdinReadFailed, OutcomeStdoutNotHeld, OutcomeBreakerOpen, OutcomeFallback}
 }
 
 // Ending is a finished run as the caller knows it: the runner's Result
@@ -71,8 +75,11 @@ func (e Ending) end() time.Time { return e.Result.Start.Add(e.Result.Elapsed) }
 // lastError describes the last attempt's failure, or is nil when the run
 // succeeded or made no attempt.
 func (e Ending) lastError() *string {
-	if len(e.Result.Attempts) == 0 || e.Result.Stop == runner.Succeeded {
+	switch {
+	case len(e.Result.Attempts) == 0 || e.Result.Stop == runner.Succeeded:
 		return nil
+	case e.Result.Stop == runner.StdinReadFailed:
+		return some(stdinCut(e.Result.StdinLost))
 	}
 	return some(Failure(e.Result.Last()))
 }

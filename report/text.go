@@ -123,6 +123,10 @@ func (t *Text) finished(r runner.Result) {
 	if t.Annotated {
 		return
 	}
+	if r.Stop == runner.StdinReadFailed {
+		t.printf("%s succeeded on attempt %d, but on a cut input: %s", t.Program, n, stdinCut(r.StdinLost))
+		return
+	}
 	verb := "giving up on"
 	if r.Stop == runner.Cancelled {
 		verb = "stopped"
@@ -176,6 +180,8 @@ func (t *Text) reason(r runner.Result) string {
 		return "retry refused"
 	case runner.StdinUnreplayable:
 		return stdinLost(r.StdinLost)
+	case runner.StdinReadFailed:
+		return stdinCut(r.StdinLost)
 	case runner.StdoutNotHeld:
 		return "--stdout buffer could not hold the output, which went to stdout as it came, so a retry's would follow it"
 	}
@@ -189,6 +195,8 @@ func stdinLost(lost *runner.StdinLost) string {
 	switch {
 	case lost == nil:
 		return "stdin " + notAgain
+	case lost.ReadErr != nil:
+		return stdinCut(lost) + ", and it can no longer be replayed"
 	case lost.Err != nil:
 		return fmt.Sprintf("stdin could not be recorded past %s (%v) %s: pass a file (< file) or set TMPDIR to a writable directory with room",
 			Size(lost.Recorded), lost.Err, notAgain)
@@ -198,6 +206,14 @@ func stdinLost(lost *runner.StdinLost) string {
 		size = "at least " + size
 	}
 	return fmt.Sprintf("stdin was %s, past --stdin-max %s, %s: pass a file (< file) or raise --stdin-max", size, Size(lost.Max), notAgain)
+}
+
+// stdinCut says where reading stdin failed.
+func stdinCut(lost *runner.StdinLost) string {
+	if lost == nil || lost.ReadErr == nil {
+		return "reading stdin failed"
+	}
+	return fmt.Sprintf("reading stdin failed after %s (%v), so the input ended there", Size(lost.Read), lost.ReadErr)
 }
 
 // Size formats a number of bytes for people: 512 bytes, 8 MiB, 1.5 GiB.

@@ -107,6 +107,8 @@ func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
 			"stdin was 60 MiB, past --stdin-max 50 MiB, and can no longer be replayed: pass a file (< file) or raise --stdin-max"},
 		{"past the cap, the input not read to its end", &runner.StdinLost{Recorded: 1 << 20, Read: 3 << 20, Max: 1 << 20},
 			"stdin was at least 3 MiB, past --stdin-max 1 MiB, and can no longer be replayed: pass a file (< file) or raise --stdin-max"},
+		{"reading stdin failed", &runner.StdinLost{Recorded: 6, Read: 6, ReadErr: &os.PathError{Op: "read", Path: "/dev/stdin", Err: syscall.ECONNRESET}},
+			"reading stdin failed after 6 bytes (read /dev/stdin: connection reset by peer), so the input ended there, and it can no longer be replayed"},
 		{"the spool could not be written", &runner.StdinLost{Recorded: 8 << 20, Read: 20 << 20, Whole: true,
 			Err: &os.PathError{Op: "write", Path: "/tmp", Err: syscall.ENOSPC}},
 			"stdin could not be recorded past 8 MiB (write /tmp: no space left on device) and can no longer be replayed: pass a file (< file) or set TMPDIR to a writable directory with room"},
@@ -120,6 +122,16 @@ func TestGiveUpLineSaysWhyStdinCannotBeReplayedAndWhatToDo(t *testing.T) {
 			assert.Equal(t, "retry: giving up on aws after 1 attempt in 2s: "+tc.want+"; last error: exit 3 (transient)\n", b.String())
 		})
 	}
+}
+
+func TestSuccessOnACutStdinIsSaidEvenWithQuiet(t *testing.T) {
+	t.Parallel()
+	ok := runner.Attempt{N: 2, Verdict: exitcodes.Verdict{Class: exitcodes.Success}}
+	var b strings.Builder
+	tx := &Text{W: &b, Program: "psql", Quiet: true}
+	tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Attempt{{N: 1}, ok}, Stop: runner.StdinReadFailed,
+		StdinLost: &runner.StdinLost{Read: 3 << 20, ReadErr: &os.PathError{Op: "read", Path: "/dev/stdin", Err: syscall.EIO}, Cut: true}}})
+	assert.Equal(t, "retry: psql succeeded on attempt 2, but on a cut input: reading stdin failed after 3 MiB (read /dev/stdin: input/output error), so the input ended there\n", b.String())
 }
 
 func TestRepeatsWarnsOnceWhenAFailedAttemptsStdoutWentDownstream(t *testing.T) {

@@ -155,6 +155,11 @@ const (
 	// which StdoutBuffer could not hold (Attempt.Unheld says why), went
 	// downstream as it came: a retry's output would follow it.
 	StdoutNotHeld
+	// StdinReadFailed means an attempt succeeded on a cut input: reading
+	// stdin failed while it read, so it was handed the end of its input
+	// there (Result.StdinLost says why). Its success is not the command's
+	// on the whole input, as the command would have seen the error itself.
+	StdinReadFailed
 )
 
 // String returns the stop reason's name as used in reports.
@@ -184,6 +189,8 @@ func (s Stop) String() string {
 		return "stdin-unreplayable"
 	case StdoutNotHeld:
 		return "stdout-not-held"
+	case StdinReadFailed:
+		return "stdin-read-failed"
 	}
 	return "stop(" + strconv.Itoa(int(s)) + ")"
 }
@@ -267,7 +274,7 @@ type Result struct {
 	// Refusal is why the Gate refused a retry, when Stop is Refused.
 	Refusal error
 	// StdinLost is why stdin could not be replayed, when Stop is
-	// StdinUnreplayable.
+	// StdinUnreplayable or StdinReadFailed.
 	StdinLost *StdinLost
 }
 
@@ -401,15 +408,17 @@ func (r *run) loop(ctx context.Context) Result {
 		out, scan, pipes := r.attempt(ctx, n)
 		captured := pipes.held()
 		stop := r.judge(ctx, &out, scan)
-		if stop == 0 {
-			// Checked before the Gate, so a refused retry takes no
-			// token from a budget.
-			if lost := r.stdin.unreplayable(); lost != nil {
-				stop, res.StdinLost = StdinUnreplayable, lost
-				out.Next = policy.Decision{}
-			} else if out.Unheld != nil {
-				stop, out.Next = StdoutNotHeld, policy.Decision{}
-			}
+		// Checked before the Gate, so a refused retry takes no token
+		// from a budget.
+		switch lost := r.stdin.unreplayable(); {
+		case stop == Succeeded && lost != nil && lost.Cut:
+			stop, res.StdinLost = StdinReadFailed, lost
+		case stop != 0:
+		case lost != nil:
+			stop, res.StdinLost = StdinUnreplayable, lost
+			out.Next = policy.Decision{}
+		case out.Unheld != nil:
+			stop, out.Next = StdoutNotHeld, policy.Decision{}
 		}
 		if r.cfg.Gate != nil {
 			r.cfg.Gate.Done(ctx, out)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,14 +34,17 @@ type stdinSource interface {
 	// follow this one.
 	forAttempt(last bool) (*os.File, func(), error)
 	// unreplayable returns why a next attempt could not be given the
-	// whole input, or nil when it can.
+	// whole input, or nil when it can; its Cut says that an attempt was
+	// handed the end of its input where reading it failed.
 	unreplayable() *StdinLost
 	close()
 }
 
 // StdinLost says why stdin can no longer be replayed: recording it stopped,
 // at the cap (Config.StdinMax) or because the spool could not take more,
-// while the attempt that was reading it was given the rest of the stream.
+// while the attempt that was reading it was given the rest of the stream;
+// or reading it failed (ReadErr), and the rest of the stream is out of
+// reach.
 type StdinLost struct {
 	// Recorded is how many bytes were recorded when recording stopped.
 	Recorded int64
@@ -53,16 +57,29 @@ type StdinLost struct {
 	// Err is why the spool could not take more, when that is what
 	// stopped the recording.
 	Err error
+	// ReadErr is why reading stdin failed, when it did (a socket reset,
+	// a terminal gone: not its end). Cut is set when an attempt was then
+	// handed the end of its input there, as if the stream had ended.
+	ReadErr error
+	Cut     bool
 }
 
 func (e *StdinLost) Error() string {
+	if e.ReadErr != nil {
+		return fmt.Sprintf("stdin can no longer be replayed: reading it failed after %d bytes: %v", e.Read, e.ReadErr)
+	}
 	if e.Err != nil {
 		return fmt.Sprintf("stdin can no longer be replayed: recording it failed after %d bytes: %v", e.Recorded, e.Err)
 	}
 	return fmt.Sprintf("stdin can no longer be replayed: it is over the %d-byte cap", e.Max)
 }
 
-func (e *StdinLost) Unwrap() error { return e.Err }
+func (e *StdinLost) Unwrap() error {
+	if e.ReadErr != nil {
+		return e.ReadErr
+	}
+	return e.Err
+}
 
 // newStdin chooses the source for mode and our stdin f. A stream is
 // recorded in tempDir (empty: the system's default) up to max bytes (0: no
@@ -79,6 +96,11 @@ func newStdin(mode StdinMode, f *os.File, tempDir string, max int64) stdinSource
 		if start, err := f.Seek(0, io.SeekCurrent); err == nil {
 			return &rewindStdin{f: f, start: start}
 		}
+	}
+	if err == nil && fi.IsDir() {
+		// Reading a directory fails at once, the same way for every
+		// attempt: the command says so itself, as it would without retry.
+		return inheritStdin{f}
 	}
 	if err == nil && isDevNull(fi) {
 		// Always empty: every attempt sees the same input without a
@@ -148,6 +170,8 @@ type tape struct {
 	live    []byte // read past the recording, for the attempt reading now
 	final   bool   // the attempt reading now is the last one
 	lost    *StdinLost
+	readErr error // why reading src failed, when it did before its end
+	cut     bool  // an attempt was handed the end of its input at readErr
 }
 
 func newTape(src io.Reader, tempDir string, max int64) *tape {
@@ -235,6 +259,7 @@ func (t *tape) demand(pos int64) ([]byte, <-chan struct{}, bool) {
 		return live, nil, false
 	}
 	if t.eof {
+		t.cut = t.cut || t.readErr != nil
 		return nil, nil, true
 	}
 	if !t.reading {
@@ -260,8 +285,13 @@ func (t *tape) readMore() {
 	}
 	if err != nil {
 		// The end of the input, or an error reading it: either way the
-		// attempts see the end of their input here.
+		// attempts see the end of their input here; an error is kept, so
+		// that no attempt's success on a cut input passes for a whole
+		// one, and no later attempt is made.
 		t.eof = true
+		if !errors.Is(err, io.EOF) {
+			t.readErr = err
+		}
 	}
 	close(t.grew)
 	t.grew = make(chan struct{})
@@ -297,11 +327,17 @@ func (t *tape) record(p []byte) []byte {
 func (t *tape) unreplayable() *StdinLost {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.lost == nil {
+	if t.lost == nil && t.readErr == nil {
 		return nil
 	}
-	lost := *t.lost
-	lost.Read, lost.Whole = t.read, t.eof
+	var lost StdinLost
+	if t.lost != nil {
+		lost = *t.lost
+	} else {
+		lost.Recorded = t.rec.Size()
+	}
+	lost.Read, lost.Whole = t.read, t.eof && t.readErr == nil
+	lost.ReadErr, lost.Cut = t.readErr, t.cut
 	return &lost
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"retry/internal/resetsock"
 	"retry/policy"
 )
 
@@ -176,3 +177,113 @@ type countingGate struct{ admit, done, allow int }
 func (g *countingGate) Admit(context.Context, int, time.Time) error { g.admit++; return nil }
 func (g *countingGate) Allow(context.Context, int) error            { g.allow++; return nil }
 func (g *countingGate) Done(context.Context, Attempt)               { g.done++ }
+
+// failingReader returns err once its data is read, as a socket that was
+// reset or a terminal that went away does.
+type failingReader struct {
+	data []byte
+	err  error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func TestTapeHandsTheEndOfInputWhereReadingFailedAndSaysItWasCut(t *testing.T) {
+	t.Parallel()
+	tp := newTape(&failingReader{data: []byte("hello\n"), err: syscall.ECONNRESET}, t.TempDir(), 0)
+	defer tp.close()
+	r, done, err := tp.forAttempt(false)
+	require.NoError(t, err)
+	got, err := io.ReadAll(r)
+	require.NoError(t, err, "the attempt sees the end of its input: a pipe cannot carry the error")
+	done()
+	assert.Equal(t, "hello\n", string(got))
+	lost := tp.unreplayable()
+	require.NotNil(t, lost, "the rest of the input is out of reach: no attempt may follow")
+	assert.ErrorIs(t, lost.ReadErr, syscall.ECONNRESET)
+	assert.True(t, lost.Cut, "the attempt was handed the end of its input where reading failed")
+	assert.EqualValues(t, 6, lost.Read)
+	assert.False(t, lost.Whole)
+}
+
+func TestTapeAtItsRealEndIsNeitherCutNorLost(t *testing.T) {
+	t.Parallel()
+	tp := newTape(&failingReader{data: []byte("hello\n"), err: io.EOF}, t.TempDir(), 0)
+	defer tp.close()
+	r, done, err := tp.forAttempt(false)
+	require.NoError(t, err)
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	done()
+	assert.Equal(t, "hello\n", string(got))
+	assert.Nil(t, tp.unreplayable())
+}
+
+func cutStdinConfig(t *testing.T, script string) Config {
+	p := policy.Default()
+	p.FastDelay, p.FastMax = time.Millisecond, time.Millisecond
+	return Config{
+		Args:      []string{"sh", "-c", script},
+		Stdin:     resetsock.Stdin(t),
+		StdinMode: StdinReplay,
+		Policy:    p,
+		Rand:      rand.New(rand.NewPCG(1, 1)),
+		Signal:    syscall.SIGTERM,
+		KillAfter: time.Second,
+	}
+}
+
+func TestRunDoesNotPassOnASuccessOnAStdinCutByAReset(t *testing.T) {
+	t.Parallel()
+	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null"))
+	assert.Equal(t, StdinReadFailed, res.Stop)
+	require.Len(t, res.Attempts, 1)
+	assert.Equal(t, 0, res.Last().Exit.Code, "cat took the end of its input for the end")
+	require.NotNil(t, res.StdinLost)
+	assert.ErrorIs(t, res.StdinLost.ReadErr, syscall.ECONNRESET)
+	assert.True(t, res.StdinLost.Cut)
+}
+
+func TestRunDoesNotRetryAfterReadingStdinFailed(t *testing.T) {
+	t.Parallel()
+	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null; exit 3"))
+	assert.Equal(t, StdinUnreplayable, res.Stop)
+	require.Len(t, res.Attempts, 1, "no attempt after the input was cut")
+	assert.Equal(t, 3, res.Last().Exit.Code)
+	require.NotNil(t, res.StdinLost)
+	assert.ErrorIs(t, res.StdinLost.ReadErr, syscall.ECONNRESET)
+}
+
+func TestRunHandsADirectoryAsStdinToEveryAttemptAsItIs(t *testing.T) {
+	t.Parallel()
+	dir, err := os.Open(t.TempDir())
+	require.NoError(t, err)
+	defer dir.Close()
+	errs, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	defer errs.Close()
+	p := policy.Default()
+	p.Attempts, p.FastDelay, p.FastMax = 2, time.Millisecond, time.Millisecond
+	res := Run(context.Background(), Config{
+		Args:      []string{"cat"},
+		Stdin:     dir,
+		Stderr:    errs,
+		StdinMode: StdinReplay,
+		Policy:    p,
+		Rand:      rand.New(rand.NewPCG(1, 1)),
+		Signal:    syscall.SIGTERM,
+		KillAfter: time.Second,
+	})
+	assert.Equal(t, Exhausted, res.Stop)
+	require.Len(t, res.Attempts, 2)
+	assert.Equal(t, 1, res.Last().Exit.Code, "cat fails on the directory itself, as it would without retry")
+	said, err := os.ReadFile(errs.Name())
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(said), "Is a directory"), "each attempt says so: %s", said)
+}
