@@ -3,8 +3,10 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -58,6 +60,13 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		attr.Foreground, attr.Ctty = true, fd
 	}
 	pid, err := forkExec(path, c, attr)
+	if errors.Is(err, syscall.ENOEXEC) && isScript(path) {
+		// A text file without "#!": run it with /bin/sh, as execvp,
+		// env, timeout, make and the shells themselves do.
+		script := c
+		script.Args = append([]string{bourneShell, path}, c.Args[1:]...)
+		pid, err = forkExec(bourneShell, script, attr)
+	}
 	if err != nil {
 		kind := exitcodes.StartFailed
 		switch {
@@ -74,6 +83,34 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		signal:    c.Signal,
 		killAfter: c.KillAfter,
 	}, nil
+}
+
+// bourneShell runs a script that names no interpreter, as execvp does.
+const bourneShell = "/bin/sh"
+
+// isScript reports whether the file at path, which the system would not
+// execute, is a script for the shell, by bash's test: readable, not an ELF
+// program (one for another machine), and with no NUL byte in its first 80
+// bytes before the end of the first line (anywhere in them after "#!").
+func isScript(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var head [80]byte
+	n, err := io.ReadFull(f, head[:])
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false
+	}
+	sample := head[:n]
+	if bytes.HasPrefix(sample, []byte("\x7fELF")) {
+		return false
+	}
+	if !bytes.HasPrefix(sample, []byte("#!")) {
+		sample, _, _ = bytes.Cut(sample, []byte{'\n'})
+	}
+	return bytes.IndexByte(sample, 0) < 0
 }
 
 // forkExec starts the program at path as os/exec would start c, and

@@ -185,3 +185,34 @@ func TestAProgramThatCannotRunEndsWithTheShellsCode(t *testing.T) {
 		assert.Equal(t, want, exit.Code, args[0])
 	}
 }
+
+func TestAScriptWithoutAnInterpreterLineRunsUnderShAsExecvpRunsIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "deploy")
+	require.NoError(t, os.WriteFile(script, []byte("echo \"$0 got $# args: $*\" > \"${0%/*}/said\"\nexit 3\n"), 0o755))
+	exit, err := RunOnce(context.Background(), Config{Env: []string{"PATH=" + dir}}, []string{"deploy", "a b", "c"})
+	require.NoError(t, err, "run as env, timeout and the shells run it")
+	assert.Equal(t, 3, exit.Code, "the script's own status")
+	said, err := os.ReadFile(filepath.Join(dir, "said"))
+	require.NoError(t, err)
+	assert.Equal(t, script+" got 2 args: a b c\n", string(said), "$0 is the script's path, the arguments are the command's")
+}
+
+func TestAFileWithANulOnItsFirstLineStaysNotExecutable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"binary":      "\x01\x00\x02 a program for another machine\n",
+		"elf":         "\x7fELF\x02\x01\x01",
+		"interpreted": "#!\nrun\x00",
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
+		_, err := Exec{}.Start(context.Background(), Command{Args: []string{p}})
+		var se *StartError
+		require.ErrorAs(t, err, &se, name)
+		assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind, name)
+		assert.ErrorIs(t, err, syscall.ENOEXEC, name)
+	}
+}
