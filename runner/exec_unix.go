@@ -63,9 +63,12 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	if errors.Is(err, syscall.ENOEXEC) && isScript(path) {
 		// A text file without "#!": run it with /bin/sh, as execvp,
 		// env, timeout, make and the shells themselves do.
+		// Without one (a distroless image), the file's own error stays.
 		script := c
 		script.Args = append([]string{bourneShell, path}, c.Args[1:]...)
-		pid, err = forkExec(bourneShell, script, attr)
+		if shPid, shErr := forkExec(bourneShell, script, attr); !errors.Is(shErr, fs.ErrNotExist) {
+			pid, err = shPid, shErr
+		}
 	}
 	if err != nil {
 		kind := exitcodes.StartFailed
