@@ -60,15 +60,8 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		attr.Foreground, attr.Ctty = true, fd
 	}
 	pid, err := forkExec(path, c, attr)
-	if errors.Is(err, syscall.ENOEXEC) && isScript(path) {
-		// A text file without "#!": run it with /bin/sh, as execvp,
-		// env, timeout, make and the shells themselves do.
-		// Without one (a distroless image), the file's own error stays.
-		script := c
-		script.Args = append([]string{bourneShell, path}, c.Args[1:]...)
-		if shPid, shErr := forkExec(bourneShell, script, attr); !errors.Is(shErr, fs.ErrNotExist) {
-			pid, err = shPid, shErr
-		}
+	if errors.Is(err, syscall.ENOEXEC) {
+		pid, err = runScript(bourneShell, path, c, attr, err)
 	}
 	if err != nil {
 		kind := exitcodes.StartFailed
@@ -90,6 +83,23 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 
 // bourneShell runs a script that names no interpreter, as execvp does.
 const bourneShell = "/bin/sh"
+
+// runScript starts the file at path, which the system would not execute
+// (err), with shell when it is a script, as execvp, env, timeout, make and
+// the shells themselves run a text file without "#!". When it is not, or
+// there is no shell to run it (a distroless image), err stays.
+func runScript(shell, path string, c Command, attr *syscall.SysProcAttr, err error) (int, error) {
+	if !isScript(path) {
+		return 0, err
+	}
+	script := c
+	script.Args = append([]string{shell, path}, c.Args[1:]...)
+	pid, shErr := forkExec(shell, script, attr)
+	if errors.Is(shErr, fs.ErrNotExist) {
+		return 0, err
+	}
+	return pid, shErr
+}
 
 // isScript reports whether the file at path, which the system would not
 // execute, is a script for the shell, by bash's test: readable, not an ELF

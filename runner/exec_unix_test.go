@@ -216,3 +216,12 @@ func TestAFileWithANulOnItsFirstLineStaysNotExecutable(t *testing.T) {
 		assert.ErrorIs(t, err, syscall.ENOEXEC, name)
 	}
 }
+
+func TestAScriptWithoutAShellToRunItKeepsItsOwnError(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "deploy")
+	require.NoError(t, os.WriteFile(script, []byte("exit 0\n"), 0o755))
+	own := &os.PathError{Op: "fork/exec", Path: script, Err: syscall.ENOEXEC}
+	_, err := runScript(filepath.Join(t.TempDir(), "no-sh"), script, Command{Args: []string{script}}, &syscall.SysProcAttr{}, own)
+	assert.Same(t, own, err, "the file's own error, not one naming a shell the user never gave")
+}
