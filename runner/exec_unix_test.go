@@ -59,15 +59,25 @@ func TestExecGivesANilStreamDevNull(t *testing.T) {
 }
 
 func TestExecFailureReadsAsOsExecs(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
-	script := filepath.Join(dir, "script")
-	require.NoError(t, os.WriteFile(script, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	script := writeExecutable(t, dir, "script", "#!/nonexistent/interpreter\n")
+	t.Parallel()
 	_, err := Exec{}.Start(context.Background(), Command{Args: []string{script}})
 	var se *StartError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind)
 	assert.EqualError(t, se.Err, "fork/exec "+script+": no such file or directory")
+}
+
+// writeExecutable writes an executable file named name in dir and returns
+// its path. Call it before t.Parallel: a process forked by a parallel test
+// while the file is open for writing would hold it open, and starting the
+// file would fail with ETXTBSY.
+func writeExecutable(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
+	return p
 }
 
 // fdFlags runs a shell that prints the open flags of its descriptor fd
@@ -133,15 +143,15 @@ func startsAsOsExec(t *testing.T, c Command, want exitcodes.Start) {
 }
 
 func TestExecFailsAsOsExecDid(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
-	script := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
-		return p
-	}
-	notExecutable := filepath.Join(dir, "plain")
-	require.NoError(t, os.WriteFile(notExecutable, []byte("#!/bin/sh\n"), 0o755))
+	notExecutable := writeExecutable(t, dir, "plain", "#!/bin/sh\n")
+	noExec := filepath.Join(dir, "noexec")
+	require.NoError(t, os.WriteFile(noExec, nil, 0o644))
+	missing := writeExecutable(t, dir, "missing", "#!/nonexistent/sh\n")
+	dirInterp := writeExecutable(t, dir, "dir", "#!"+dir+"\n")
+	noExecInterp := writeExecutable(t, dir, "noexec-interp", "#!"+noExec+"\n")
+	garbage := writeExecutable(t, dir, "garbage", "\x7fELF but not really")
+	t.Parallel()
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	t.Run("a working directory that is missing", func(t *testing.T) {
 		startsAsOsExec(t, Command{Args: []string{"true"}, Env: env, Dir: filepath.Join(dir, "gone")}, exitcodes.ProgramNotExecutable)
@@ -150,18 +160,16 @@ func TestExecFailsAsOsExecDid(t *testing.T) {
 		startsAsOsExec(t, Command{Args: []string{"true"}, Env: env, Dir: notExecutable}, exitcodes.StartFailed)
 	})
 	t.Run("a missing interpreter", func(t *testing.T) {
-		startsAsOsExec(t, Command{Args: []string{script("missing", "#!/nonexistent/sh\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+		startsAsOsExec(t, Command{Args: []string{missing}, Env: env}, exitcodes.ProgramNotExecutable)
 	})
 	t.Run("an interpreter that is a directory", func(t *testing.T) {
-		startsAsOsExec(t, Command{Args: []string{script("dir", "#!"+dir+"\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+		startsAsOsExec(t, Command{Args: []string{dirInterp}, Env: env}, exitcodes.ProgramNotExecutable)
 	})
 	t.Run("an interpreter that is not executable", func(t *testing.T) {
-		plain := filepath.Join(dir, "noexec")
-		require.NoError(t, os.WriteFile(plain, nil, 0o644))
-		startsAsOsExec(t, Command{Args: []string{script("noexec-interp", "#!"+plain+"\n")}, Env: env}, exitcodes.ProgramNotExecutable)
+		startsAsOsExec(t, Command{Args: []string{noExecInterp}, Env: env}, exitcodes.ProgramNotExecutable)
 	})
 	t.Run("a file that is no program", func(t *testing.T) {
-		startsAsOsExec(t, Command{Args: []string{script("garbage", "\x7fELF but not really")}, Env: env}, exitcodes.ProgramNotExecutable)
+		startsAsOsExec(t, Command{Args: []string{garbage}, Env: env}, exitcodes.ProgramNotExecutable)
 	})
 	t.Run("a variable holding a NUL", func(t *testing.T) {
 		startsAsOsExec(t, Command{Args: []string{"true"}, Env: append(env, "BAD=a\x00b")}, exitcodes.StartFailed)
@@ -169,12 +177,11 @@ func TestExecFailsAsOsExecDid(t *testing.T) {
 }
 
 func TestAProgramThatCannotRunEndsWithTheShellsCode(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
 	require.NoError(t, os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o644))
-	noInterpreter := filepath.Join(dir, "script")
-	require.NoError(t, os.WriteFile(noInterpreter, []byte("#!/nonexistent/interpreter\n"), 0o755))
+	noInterpreter := writeExecutable(t, dir, "script", "#!/nonexistent/interpreter\n")
+	t.Parallel()
 	for _, args := range [][]string{{plain}, {noInterpreter}, {"true-" + strconv.Itoa(os.Getpid()) + "-missing"}} {
 		exit, err := RunOnce(context.Background(), Config{Env: []string{"PATH=" + os.Getenv("PATH")}}, args)
 		require.Error(t, err)
@@ -187,10 +194,9 @@ func TestAProgramThatCannotRunEndsWithTheShellsCode(t *testing.T) {
 }
 
 func TestAScriptWithoutAnInterpreterLineRunsUnderShAsExecvpRunsIt(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
-	script := filepath.Join(dir, "deploy")
-	require.NoError(t, os.WriteFile(script, []byte("echo \"$0 got $# args: $*\" > \"${0%/*}/said\"\nexit 3\n"), 0o755))
+	script := writeExecutable(t, dir, "deploy", "echo \"$0 got $# args: $*\" > \"${0%/*}/said\"\nexit 3\n")
+	t.Parallel()
 	exit, err := RunOnce(context.Background(), Config{Env: []string{"PATH=" + dir}}, []string{"deploy", "a b", "c"})
 	require.NoError(t, err, "run as env, timeout and the shells run it")
 	assert.Equal(t, 3, exit.Code, "the script's own status")
@@ -200,15 +206,17 @@ func TestAScriptWithoutAnInterpreterLineRunsUnderShAsExecvpRunsIt(t *testing.T) 
 }
 
 func TestAFileWithANulOnItsFirstLineStaysNotExecutable(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
+	files := map[string]string{}
 	for name, content := range map[string]string{
 		"binary":      "\x01\x00\x02 a program for another machine\n",
 		"elf":         "\x7fELF\x02\x01\x01",
 		"interpreted": "#!\nrun\x00",
 	} {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(content), 0o755))
+		files[name] = writeExecutable(t, dir, name, content)
+	}
+	t.Parallel()
+	for name, p := range files {
 		_, err := Exec{}.Start(context.Background(), Command{Args: []string{p}})
 		var se *StartError
 		require.ErrorAs(t, err, &se, name)
@@ -218,9 +226,8 @@ func TestAFileWithANulOnItsFirstLineStaysNotExecutable(t *testing.T) {
 }
 
 func TestAScriptWithoutAShellToRunItKeepsItsOwnError(t *testing.T) {
+	script := writeExecutable(t, t.TempDir(), "deploy", "exit 0\n")
 	t.Parallel()
-	script := filepath.Join(t.TempDir(), "deploy")
-	require.NoError(t, os.WriteFile(script, []byte("exit 0\n"), 0o755))
 	own := &os.PathError{Op: "fork/exec", Path: script, Err: syscall.ENOEXEC}
 	_, err := runScript(filepath.Join(t.TempDir(), "no-sh"), script, Command{Args: []string{script}}, &syscall.SysProcAttr{}, own)
 	assert.Same(t, own, err, "the file's own error, not one naming a shell the user never gave")
