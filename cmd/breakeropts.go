@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -136,7 +137,7 @@ func openStore(spec string, timeout time.Duration, deps Deps) (breaker.Store, er
 	spec = stateSpec(spec, deps.Env)
 	store, err := breaker.OpenStore(spec, breaker.Options{
 		Getenv:  func(k string) string { return lookupEnv(deps.Env, k) },
-		HomeDir: os.UserHomeDir,
+		HomeDir: homeDir,
 		Timeout: timeout,
 		Redis:   deps.Redis,
 	})
@@ -155,4 +156,21 @@ func stateSpec(spec string, env []string) string {
 		spec = lookupEnv(env, "RETRY_STATE")
 	}
 	return spec
+}
+
+// homeDir is the home directory the default state directory goes under:
+// $HOME, which must exist. retry creates its state directory there, never
+// the home itself: a system user's $HOME is often /nonexistent, a
+// directory that must not be created, and root could create it.
+func homeDir() (string, error) {
+	home, err := os.UserHomeDir()
+	if err == nil {
+		if _, err = os.Stat(home); errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("the home directory %s does not exist", home)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w; name one with --state or RETRY_STATE", err)
+	}
+	return home, nil
 }
