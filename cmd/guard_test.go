@@ -3,10 +3,12 @@ package cmd
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"retry/breaker"
 	"retry/exitcodes"
 	"retry/policy"
 	"retry/runner"
@@ -51,4 +53,13 @@ func TestRetriesAllowedAtOnceTakeTheBudgetsTokensOneByOne(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, admitted, "only the tokens above half let retries through")
+}
+
+func TestABudgetThatRefusesSaysWhatARetryNeeds(t *testing.T) {
+	t.Parallel()
+	s := breaker.Status{Tokens: 3.1, MaxTokens: 10}
+	g := &guard{key: "k"}
+	assert.Equal(t, "retry budget exhausted for k (3.1 of 10 tokens left; a retry needs more than 5)", g.budgetMessage(s))
+	w := waitMessage("k", breaker.Wait{Status: s, Budget: true, Next: time.Now().Add(5 * time.Second)})
+	assert.Contains(t, w, `retry budget of "k" is spent (3.1 of 10 tokens left; a retry needs more than 5); waiting for it to refill until `)
 }

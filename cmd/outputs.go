@@ -150,8 +150,8 @@ func waitMessage(key string, w breaker.Wait) string {
 			key, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(100*time.Millisecond)))
 	}
 	if w.Budget {
-		return fmt.Sprintf("retry budget of %q is spent (%.1f of %.0f tokens left); waiting for it to refill until %s (in %s), sending nothing",
-			key, s.Tokens, s.MaxTokens, w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
+		return fmt.Sprintf("retry budget of %q is spent (%s); waiting for it to refill until %s (in %s), sending nothing",
+			key, tokensLeft(s), w.Next.Format(time.TimeOnly), report.Duration(time.Until(w.Next).Round(time.Second)))
 	}
 	if s.Probing {
 		msg := fmt.Sprintf("circuit %q is being probed by another run; waiting for the result, sending nothing", key)
