@@ -548,7 +548,7 @@ func runConfig(deps Deps, o *Options, plan Plan, relay *signals.Relay, out *outp
 		IdempotencyKey:  idempotencyKey(deps.Env),
 		Hook:            plan.Hook,
 		HookMustSucceed: o.OnRetryMustSucceed,
-		Starter:         subcommandHint{next: starter, program: plan.Args[0]},
+		Starter:         notFoundHint{next: starter, program: plan.Args[0]},
 		Attach:          func(p runner.Process) func() { return relay.Attach(p) },
 		Observe:         out.observe,
 	}

@@ -102,6 +102,18 @@ func TestMistypedSubcommandThatIsNoProgramSaysWhichWasMeant(t *testing.T) {
 	assert.NotContains(t, r.stderr, "did you mean")
 }
 
+func TestAShellBuiltinAsTheCommandSaysToRunTheLineInAShell(t *testing.T) {
+	t.Parallel()
+	for _, builtin := range []string{"cd", "source", "export", "set", "[["} {
+		r := runMain(t, nil, "--", builtin, "x")
+		assert.Equal(t, 127, r.code, "not found, as any command: %s", builtin)
+		assert.Contains(t, r.stderr, `"`+builtin+`": executable file not found in $PATH; `+builtin+` is part of the shell, not a program: give retry the whole line with --shell -c '…' (exit 127, terminal)`)
+	}
+	r := runMain(t, nil, "--", "no-such-program-x")
+	assert.Equal(t, 127, r.code)
+	assert.NotContains(t, r.stderr, "part of the shell")
+}
+
 func TestForeverIsNoLimitOnPurpose(t *testing.T) {
 	t.Parallel()
 	r := runMain(t, nil, "-n", "0", "--", "true")

@@ -127,26 +127,45 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// subcommandHint starts attempts with next, and when program, the
-// command's program, is not found and is a near miss of a subcommand
-// ("retry presest"), says which one in the not-found error. The command
-// still fails as any command not found does (exit 127).
-type subcommandHint struct {
+// notFoundHint starts attempts with next, and when program, the
+// command's program, is not found, says in the error what was likely
+// meant: a subcommand it nearly names ("retry presest"), or a shell
+// builtin, which no program on disk provides ("retry -- cd dir"). The
+// command still fails as any command not found does (exit 127).
+type notFoundHint struct {
 	next    runner.Starter
 	program string
 }
 
-func (s subcommandHint) Start(ctx context.Context, c runner.Command) (runner.Process, error) {
+func (s notFoundHint) Start(ctx context.Context, c runner.Command) (runner.Process, error) {
 	p, err := s.next.Start(ctx, c)
 	var se *runner.StartError
 	if err == nil || !errors.As(err, &se) || se.Kind != exitcodes.ProgramMissing || len(c.Args) == 0 || c.Args[0] != s.program || strings.Contains(s.program, "/") {
 		return p, err
 	}
-	sub := closest(s.program, subcommandNames())
-	if sub == "" {
+	var hint string
+	if sub := closest(s.program, subcommandNames()); sub != "" {
+		hint = "did you mean retry " + sub + "?"
+	} else if shellOnly(s.program) {
+		hint = s.program + " is part of the shell, not a program: give retry the whole line with --shell -c '…'"
+	} else {
 		return p, err
 	}
-	return p, &runner.StartError{Program: se.Program, Kind: se.Kind, Err: &didYouMean{err: se.Err, hint: "did you mean retry " + sub + "?"}}
+	return p, &runner.StartError{Program: se.Program, Kind: se.Kind, Err: &didYouMean{err: se.Err, hint: hint}}
+}
+
+// shellOnly reports whether name is a shell builtin or keyword that no
+// program on disk provides (bash's and POSIX sh's; test, echo, kill and
+// the like are programs too, so a run finds them).
+func shellOnly(name string) bool {
+	switch name {
+	case ".", "source", "cd", "export", "alias", "unalias", "set", "unset", "eval", "exec", "exit",
+		"pushd", "popd", "ulimit", "umask", "trap", "shopt", "declare", "typeset", "local", "readonly",
+		"shift", "return", "let", "read", "wait", "type", "hash", "jobs", "fg", "bg", "disown",
+		"if", "for", "while", "until", "case", "function", "select", "[[", "{", "!":
+		return true
+	}
+	return false
 }
 
 // didYouMean adds a hint to an error. It has no Unwrap, so that messages
