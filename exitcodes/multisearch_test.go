@@ -87,14 +87,17 @@ func FuzzMayMatchNeverMissesAMatch(f *testing.F) {
 		"2025-03-01 12:00:00 FEHLER 503: Service Unavailable.", "\u9519\u8bef 404\uff1aNot Found\u3002", "x.tar.gz: FAILED", "sha256sum: WARNING: 2 computed checksums did NOT match",
 		"verifying go.mod: m@v1/go.mod: reading https://sum.golang.org/lookup/m@v1: 410 Gone", "https://fonts.gstatic.com/s/a/v1/b.woff2",
 		"[9/-3] Object not found - no match for id (eb65ff7f)", "EOF looking for end YAML front matter delimiter", "Near line 3 (last key parsed ''): x",
-		"[vitepress] 6 dead link(s) found.", "{option, server_only, honor_cipher_order}", "is not installable because it conflicts with any installable versions previously reported"} {
+		"[vitepress] 6 dead link(s) found.", "{option, server_only, honor_cipher_order}", "is not installable because it conflicts with any installable versions previously reported",
+		"< X-RateLimit-Remaining: 0", "ERROR 403: Rate Limit Exceeded.", "http://MIRRORLIST.centos.org/?release=7", "used to build golangci-lint is lower than the targeted Go version (1.24)",
+		"package requires newer Go version go1.27 (application built with go1.26)", "(obsolete configuration found in x.yml, please update it)",
+		"server version: 16.2; pg_dump version: 15.4", "BUILD FAILED (Ubuntu 18.04 using python-build 1.2.3)", "L:   2 | P:  12 |  TMP | x"} {
 		f.Add(s)
 	}
 	res, err := CompilePatterns([]string{"connection reset", "(?i)TLS handshake timeout", `exit code \d+`, "a", "é"})
 	if err != nil {
 		f.Fatal(err)
 	}
-	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git", "wget", "checksum"}, Signatures: true})
+	c, err := New(Config{RetryIf: res, Presets: []string{"curl", "docker", "git", "wget", "checksum", "dnf"}, Signatures: true})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -72,6 +72,14 @@ const (
 	httpStop  = `(?:4(?:0[0-79]|1[0-9]|2[0-8]|[3-9][0-9])|501|505)`
 	// httpRetryText and httpStopText are status lines' reason phrases.
 	httpRetryText = `(?:500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out|429 Too Many Requests|408 Request Time-?out)`
+	// rateLimited is a server saying that the client is rate limited,
+	// which a 403 may mean as well as a 429: in its body, as GitHub's API
+	// words it ("API rate limit exceeded for …", "You have exceeded a
+	// secondary rate limit"), in its reason phrase ("403 rate limit
+	// exceeded"), or in the header that counts what is left, as curl -i,
+	// -v or -D - and wget -S print it ("x-ratelimit-remaining: 0", the
+	// IETF draft's "RateLimit-Remaining: 0").
+	rateLimited = `(?i)\brate limit\b|^\s*(?:< )?(?:x-)?ratelimit-remaining: 0\s*$`
 )
 
 // commonHints are the built-in wait patterns every preset carries: an HTTP
@@ -268,6 +276,7 @@ func SignaturesFor(list string) bool {
 // "curl: (N) message".
 func curlRules() []ruleDef {
 	return []ruleDef{
+		retryOn("22", rateLimited, "a 403 or 429 whose body or headers say the client is rate limited"),
 		stopOn("22", `returned error: `+httpStop+`\b`, "HTTP 4xx other than 408 and 429, or 501, 505: the request is wrong"),
 		retryOn("22", `returned error: `+httpRetry+`\b`, "HTTP 408, 429 or 5xx: the server may recover"),
 		stopOn("22", `^(?:< )?HTTP/[0-9.]+ `+httpStop+`\b`, "status line (-i, -v) with a permanent status"),
@@ -317,6 +326,7 @@ func wgetRules() []ruleDef {
 		retryOn("", `server returned error: HTTP/[0-9.]+ `+httpRetry+`\b`, "BusyBox wget (exit 1): transient HTTP status"),
 		stopOn("", `wget: not an http or ftp url|wget: can't open '|wget: missing URL`, "BusyBox wget (exit 1): a URL it cannot fetch or a file it cannot write"),
 		retryOn("", `wget: bad address|wget: error getting response|wget: can't connect to remote host|wget: download timed out`, "BusyBox wget (exit 1): name resolution or connection failed"),
+		retryOn("8", rateLimited, "a 403 or 429 whose reason, body (--content-on-error) or headers (-S) say the client is rate limited"),
 		stopOn("8", `ERROR `+httpStop+`\b`, "server answered 4xx other than 408 and 429, or 501, 505"),
 		retryOn("8", `ERROR `+httpRetry+`\b`, "server answered 408, 429 or 5xx"),
 		stopOn("8", wgetStatusBefore+httpStop+wgetStatusAfter, "server answered 4xx other than 408 and 429, or 501, 505, in a translation (FEHLER, ERREUR, ОШИБКА, ...)"),

@@ -118,6 +118,7 @@ func dnfRules() []ruleDef {
 		stopOn("100", "", "check-update: updates are available, not a failure to retry"),
 		retryOn("200", "", "yum: another process holds the lock"),
 		stopOn("", `Status code: (?:401|403|404) for `, "the repository refused the request or does not have the file"),
+		stopOn("", `\bmirrorlist\.centos\.org\b`, "CentOS's mirror list, gone with CentOS 7's end of life (2024-07-01): its name no longer resolves, and vault.centos.org holds the old releases"),
 		stopOn("", `No URLs in mirrorlist|Curl error \((?:51|58|60|77)\)|none of the providers can be installed|Unknown repo: |There are no enabled repositories`, "a mirrorlist that is gone (an end-of-life release), an untrusted mirror, an unmet requirement or no such repository"),
 		retryOn("", `Curl error \((?:5|6|7|18|28|35|52|55|56)\)|Cannot download repomd\.xml|All mirrors were tried|Failed to download metadata for repo|Cannot prepare internal mirrorlist|Status code: `+httpRetry+`\b|Errors during downloading metadata|Waiting for process with pid|is locked by another process|Existing lock|Could not resolve host`, "the mirrors failed or another process holds the lock"),
 		stopOn("", `Unable to find a match|No match for argument|No package .* available|Error: Nothing to do|GPG check FAILED|Public key for .* is not installed|conflicting requests|has to be run with superuser privileges|You need to be root|No such command|Status code: (?:401|403|404)\b|Problem: .*(?:nothing provides|conflicts with)`, "no such package, a conflict, an untrusted key or not root"),
