@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,4 +29,28 @@ func TestCIRunsTheTestCommandTheReadmeGives(t *testing.T) {
 	assert.Equal(t, "go test ./...", commands[0])
 	assert.Contains(t, commands[1], "go test -race")
 	assert.Regexp(t, "(?m)^"+regexp.QuoteMeta(commands[1])+"$", string(ci), ".ci/run runs the README's CI command as it is written")
+}
+
+// The commands the docs give to build retry make static programs, as the
+// release archives are: a build that links the C library starts about a
+// third slower (docs/benchmarks.md, "A static program").
+func TestDocumentedBuildsOfRetryAreStatic(t *testing.T) {
+	t.Parallel()
+	docs, err := filepath.Glob("docs/*.md")
+	require.NoError(t, err)
+	builds := 0
+	for _, path := range append(docs, "README.md") {
+		text, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllSubmatch(text, -1) {
+			for _, line := range strings.Split(string(block[1]), "\n") {
+				if !regexp.MustCompile(`^(?:\w+=\S+ )*go (?:install|build) .*(?:\s\.(?:\s|$)|\./cmd/retry-redis)`).MatchString(line) {
+					continue
+				}
+				builds++
+				assert.True(t, strings.HasPrefix(line, "CGO_ENABLED=0 ") || strings.Contains(line, " CGO_ENABLED=0 go "), "%s: %q builds retry without CGO_ENABLED=0", path, line)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, builds, 3, "the README's and install.md's builds are found")
 }
