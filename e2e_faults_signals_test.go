@@ -367,3 +367,24 @@ func TestASignalTheMomentTheAttemptStartsIsCaught(t *testing.T) {
 		require.Contains(t, res.stderr, "received SIGTERM", "run %d", i)
 	}
 }
+
+// A signal forwarded to an attempt that is stopped (SIGSTOP, or SIGTTIN
+// from reading the terminal in the background) is followed by SIGCONT,
+// as timeout(1) does, so the attempt acts on it at once: before, it
+// stayed stopped until SIGKILL a whole grace period later.
+func TestAStoppedAttemptEndsAtTheForwardedSignalNotAfterTheGrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startRetry(t, "-n", "1", "--kill-after", "1m", "--", "sh", "-c", `echo $$ > "$0/pid"; kill -STOP $$; echo resumed`, dir)
+	pid := awaitPids(t, filepath.Join(dir, "pid"), 1)[0]
+	killOnCleanup(t, pid)
+	require.Eventually(t, func() bool {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		return err == nil && strings.Contains(string(stat), ") T ")
+	}, eventLimit, 5*time.Millisecond, "the attempt stopped itself")
+	signalled := time.Now()
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	assert.Equal(t, 143, s.exit(t), s.output())
+	assert.Less(t, time.Since(signalled), 30*time.Second, "ended by the signal, not by SIGKILL after the minute's grace")
+	assert.NotContains(t, s.output(), "resumed", "the attempt died of SIGTERM once continued")
+}

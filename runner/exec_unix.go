@@ -242,7 +242,7 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 	}
 	p.signalled = true
 	p.killed = p.killed || sig == syscall.SIGKILL
-	err := syscall.Kill(-p.pid, sig)
+	err := signalGroup(p.pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil // already gone
 	}
@@ -318,7 +318,7 @@ func (p *execProcess) clearGroup(killed bool) int {
 	if sig == 0 || killed {
 		sig = syscall.SIGKILL
 	}
-	_ = syscall.Kill(-p.pid, sig)
+	_ = signalGroup(p.pid, sig)
 	grace := time.NewTimer(p.killAfter)
 	defer grace.Stop()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -339,6 +339,23 @@ func (p *execProcess) clearGroup(killed bool) int {
 		}
 	}
 	return running
+}
+
+// signalGroup sends sig to process group pgid and then, unless sig
+// stops, continues or kills, SIGCONT: a member stopped by SIGSTOP, or by
+// SIGTTIN reading the terminal from the background, acts on the signal
+// only once it runs again (as timeout(1) does). Without it a stopped
+// attempt outlived its --timeout by the whole grace period.
+func signalGroup(pgid int, sig syscall.Signal) error {
+	err := syscall.Kill(-pgid, sig)
+	switch sig {
+	case syscall.SIGKILL, syscall.SIGCONT, syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+	default:
+		if err == nil {
+			_ = syscall.Kill(-pgid, syscall.SIGCONT)
+		}
+	}
+	return err
 }
 
 // groupAlive reaps any zombie members that are our children and reports

@@ -5,6 +5,7 @@ package runner
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +13,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"retry/exitcodes"
+	"retry/policy"
 )
 
 // runOnce starts c with Exec, waits, and returns how it ended and what it
@@ -231,4 +234,26 @@ func TestAScriptWithoutAShellToRunItKeepsItsOwnError(t *testing.T) {
 	own := &os.PathError{Op: "fork/exec", Path: script, Err: syscall.ENOEXEC}
 	_, err := runScript(filepath.Join(t.TempDir(), "no-sh"), script, Command{Args: []string{script}}, &syscall.SysProcAttr{}, own)
 	assert.Same(t, own, err, "the file's own error, not one naming a shell the user never gave")
+}
+
+// The stop signal reaches an attempt that stopped itself at once: SIGCONT
+// follows it, as timeout(1) sends. Before, the attempt stayed stopped
+// until SIGKILL a whole grace period later.
+func TestATimeoutEndsAStoppedAttemptWithItsSignal(t *testing.T) {
+	t.Parallel()
+	p := policy.Default()
+	p.Attempts = 1
+	start := time.Now()
+	res := Run(context.Background(), Config{
+		Args:      []string{"sh", "-c", "kill -STOP $$; exit 0"},
+		Policy:    p,
+		Rand:      rand.New(rand.NewPCG(1, 1)),
+		Timeout:   100 * time.Millisecond,
+		Signal:    syscall.SIGTERM,
+		KillAfter: time.Minute,
+	})
+	require.Len(t, res.Attempts, 1)
+	assert.True(t, res.Last().Exit.TimedOut)
+	assert.Equal(t, syscall.SIGTERM, res.Last().Exit.Signal, "the stop signal ended it, not SIGKILL after the grace")
+	assert.Less(t, time.Since(start), 30*time.Second)
 }
