@@ -246,6 +246,15 @@ func ptyRetry(t *testing.T, args ...string) (c *exec.Cmd, tty *os.File, output f
 	t.Helper()
 	c = exec.Command(retryBin, args...)
 	c.Env = cleanEnv()
+	tty, output, done = ptyStart(t, c)
+	return c, tty, output, done
+}
+
+// ptyStart starts c on a new pseudo-terminal as its controlling terminal
+// and returns the terminal, its output so far, and a channel closed when c
+// has exited and its output is read.
+func ptyStart(t *testing.T, c *exec.Cmd) (tty *os.File, output func() string, done chan struct{}) {
+	t.Helper()
 	tty, err := pty.Start(c)
 	require.NoError(t, err)
 	var mu sync.Mutex
@@ -286,7 +295,7 @@ func ptyRetry(t *testing.T, args ...string) (c *exec.Cmd, tty *os.File, output f
 		defer mu.Unlock()
 		return buf.String()
 	}
-	return c, tty, output, done
+	return tty, output, done
 }
 
 func awaitOutput(t *testing.T, output func() string, want string) {
@@ -317,6 +326,61 @@ func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {
 	assert.Equal(t, 130, c.ProcessState.ExitCode())
 	assert.NotContains(t, output(), "attempt 2")
 	assertGone(t, pidsIn(t, pidfile))
+}
+
+// Ctrl-Z stops the attempt, which has the terminal; retry then stops too,
+// so the interactive shell that started it shows the job stopped and
+// takes the terminal back; fg brings both back, and Ctrl-C then reaches
+// the attempt. Before, retry waited on, the shell never saw a stopped
+// job, and Ctrl-C went to a stopped group: the terminal hung.
+func TestCtrlZInATerminalSuspendsRetryAsAJobAndFgResumesIt(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for an interactive shell with job control")
+	}
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	c := exec.Command(bash, "--norc", "--noprofile", "-i")
+	c.Env = append(cleanEnv(), "PS1=$ ", "TERM=dumb")
+	tty, output, done := ptyStart(t, c)
+	send := func(s string) {
+		t.Helper()
+		_, err := tty.Write([]byte(s))
+		require.NoError(t, err)
+	}
+	send(retryBin + ` -- sh -c 'echo $$ > "$0"; exec sleep 100' ` + pidfile + "\n")
+	awaitExec(t, pidfile, "sleep")
+	pid := pidsIn(t, pidfile)[0]
+	send("\x1a") // Ctrl-Z
+	awaitOutput(t, output, "Stopped")
+	assert.Equal(t, "T", procState(t, pid), "the attempt is stopped")
+	send("fg; echo fg-rc=$?\n")
+	require.Eventually(t, func() bool { return procState(t, pid) == "S" }, 30*time.Second, 10*time.Millisecond, "fg continues the attempt")
+	send("\x03") // Ctrl-C
+	awaitOutput(t, output, "fg-rc=130")
+	assert.Contains(t, output(), "retry: giving up on sh after 1 attempt", "Ctrl-C reached the attempt, which fg gave the terminal again")
+	assert.NotContains(t, output(), "received SIGINT", "not retry: it is not the foreground group")
+	assertGone(t, []int{pid})
+	send("exit\n")
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the shell did not exit; terminal:\n%s", output())
+	}
+}
+
+// procState is the state letter of process pid (R, S, T, Z…), or "" when
+// it is gone.
+func procState(t *testing.T, pid int) string {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	_, rest, ok := strings.Cut(string(stat), ") ")
+	if !ok || rest == "" {
+		return ""
+	}
+	return rest[:1]
 }
 
 // awaitExec waits until the process whose id is in pidfile runs program.

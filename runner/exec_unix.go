@@ -260,9 +260,15 @@ func (p *execProcess) Signal(sig syscall.Signal) error {
 // and over every process group leader in our session, which the child is
 // from before it runs the program, so even before the run knows its pid.
 func (p *execProcess) Wait(cancelled func() bool) Ended {
-	e := Ended{Exit: exitOf(waitPidfd(p.pid, p.pidfd))}
+	var e Ended
 	if p.tty >= 0 {
+		if p.pidfd >= 0 {
+			syscall.Close(p.pidfd)
+		}
+		e.Exit = exitOf(waitInForeground(p.pid, p.tty))
 		reclaimTerminal(p.tty)
+	} else {
+		e.Exit = exitOf(waitPidfd(p.pid, p.pidfd))
 	}
 	p.mu.Lock()
 	p.leftAlone = !p.signalled && succeeded(e.Exit) && !cancelled()
@@ -452,6 +458,44 @@ func foregroundTerminal(f *os.File) (int, bool) {
 		return 0, false
 	}
 	return fd, pgrp == syscall.Getpgrp()
+}
+
+// waitInForeground waits for our child pid, which leads the terminal's
+// foreground process group, as a shell waits for a foreground job. When
+// its group stops (Ctrl-Z, or SIGSTOP), retry takes the terminal back and
+// stops its own group with SIGTSTP, so that the shell that started retry
+// sees the job stopped and gets the terminal: without it, retry waited on
+// and the terminal stayed with a stopped group that Ctrl-C could not
+// reach. Once continued (fg, or bg), retry lends the terminal again if
+// its group has it, and continues the child's group. In a group no shell
+// controls (an orphaned one), SIGTSTP does not stop retry, and the child
+// is continued at once.
+func waitInForeground(pid, tty int) (ws syscall.WaitStatus, ok bool) {
+	for {
+		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return ws, false
+		case !ws.Stopped():
+			return ws, true
+		}
+		reclaimTerminal(tty)
+		stopJob()
+		if pgrp, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP); err == nil && pgrp == syscall.Getpgrp() {
+			lendTerminal(tty, pid)
+		}
+		_ = syscall.Kill(-pid, syscall.SIGCONT)
+	}
+}
+
+// lendTerminal makes process group pgid the terminal's foreground group,
+// as the child's start did.
+func lendTerminal(fd, pgid int) {
+	signal.Ignore(syscall.SIGTTOU)
+	defer signal.Reset(syscall.SIGTTOU)
+	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, pgid)
 }
 
 // reclaimTerminal makes our process group the terminal's foreground group
