@@ -368,6 +368,64 @@ func TestCtrlZInATerminalSuspendsRetryAsAJobAndFgResumesIt(t *testing.T) {
 	}
 }
 
+// An attempt started in the background (retry … &) that reads the
+// terminal is stopped by SIGTTIN; retry then stops too, so the shell shows
+// the job stopped, and fg gives the attempt the terminal to read. Before,
+// the shell showed the job running, and fg left the attempt stopped.
+func TestABackgroundAttemptReadingTheTerminalStopsTheJobUntilFg(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for an interactive shell with job control")
+	}
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	c := exec.Command(bash, "--norc", "--noprofile", "-i")
+	c.Env = append(cleanEnv(), "PS1=$ ", "TERM=dumb")
+	tty, output, done := ptyStart(t, c)
+	send := func(s string) {
+		t.Helper()
+		_, err := tty.Write([]byte(s))
+		require.NoError(t, err)
+	}
+	send(retryBin + ` -- sh -c 'echo $$ > "$0"; read x; echo "got=$x"' ` + pidfile + " &\n")
+	pid := awaitPids(t, pidfile, 1)[0]
+	require.Eventually(t, func() bool { return procState(t, pid) == "T" }, 30*time.Second, 10*time.Millisecond, "reading the terminal from the background stops the attempt")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(output(), "Stopped") {
+		require.True(t, time.Now().Before(deadline), "the shell never showed the job stopped; terminal:\n%s", output())
+		send("jobs\n")
+		time.Sleep(100 * time.Millisecond) // asking the shell again, not timing the product
+	}
+	send("fg\n")
+	require.Eventually(t, func() bool { return procState(t, pid) == "S" }, 30*time.Second, 10*time.Millisecond, "fg continues the attempt")
+	send("hello\n")
+	awaitOutput(t, output, "got=hello")
+	send("exit\n")
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the shell did not exit; terminal:\n%s", output())
+	}
+}
+
+// A program that cannot start on a terminal leaves the terminal with
+// retry: the child made its own group the foreground before its exec
+// failed. Before, the terminal was left with that dead group, and under
+// `stty tostop` retry stopped at SIGTTOU writing its give-up line.
+func TestAProgramThatCannotStartOnATerminalGivesItBack(t *testing.T) {
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	require.NoError(t, os.WriteFile(garbage, []byte("\x7fELF\x02\x01\x01\x00"), 0o755))
+	c := exec.Command("sh", "-c", `stty tostop && exec "$0" -n 1 -- "$1"`, retryBin, garbage)
+	c.Env = cleanEnv()
+	_, output, done := ptyStart(t, c)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("retry did not exit; terminal:\n%s", output())
+	}
+	assert.Equal(t, 126, c.ProcessState.ExitCode(), output())
+	assert.Contains(t, output(), "exec format error (exit 126, terminal)")
+}
+
 // procState is the state letter of process pid (R, S, T, Z…), or "" when
 // it is gone.
 func procState(t *testing.T, pid int) string {

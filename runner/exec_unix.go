@@ -54,16 +54,22 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	}
 	stopWithRetry(attr, stop)
 	pidfd := askPidfd(attr)
-	tty := -1
-	if fd, ok := foregroundTerminal(c.Stdin); ok {
-		tty = fd
-		attr.Foreground, attr.Ctty = true, fd
+	tty, lent := -1, false
+	if fd, foreground, ok := controllingTerminal(c.Stdin); ok {
+		tty, lent = fd, foreground
+		attr.Foreground, attr.Ctty = foreground, fd
 	}
 	pid, err := forkExec(path, c, attr)
 	if errors.Is(err, syscall.ENOEXEC) {
 		pid, err = runScript(bourneShell, path, c, attr, err)
 	}
 	if err != nil {
+		if lent {
+			// The child made its group the terminal's foreground before
+			// its exec failed: the group is gone, and retry's own lines
+			// would stop at SIGTTOU under `stty tostop`.
+			reclaimTerminal(tty)
+		}
 		kind := exitcodes.StartFailed
 		switch {
 		case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOEXEC),
@@ -76,6 +82,7 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 		pid:       pid,
 		pidfd:     *pidfd,
 		tty:       tty,
+		lent:      lent,
 		signal:    c.Signal,
 		killAfter: c.KillAfter,
 	}, nil
@@ -213,9 +220,10 @@ func childEnv(env []string, dir string) ([]string, error) {
 var errEnvNUL = errors.New("exec: environment variable contains NUL")
 
 type execProcess struct {
-	pid       int // also the id of its process group, which it leads
-	pidfd     int // its pidfd, closed by Wait; -1 for none
-	tty       int // the terminal lent to the attempt, or -1
+	pid       int  // also the id of its process group, which it leads
+	pidfd     int  // its pidfd, closed by Wait; -1 for none
+	tty       int  // our controlling terminal when it is the attempt's stdin, or -1
+	lent      bool // the attempt's group is the terminal's foreground group
 	signal    syscall.Signal
 	killAfter time.Duration
 
@@ -265,8 +273,13 @@ func (p *execProcess) Wait(cancelled func() bool) Ended {
 		if p.pidfd >= 0 {
 			syscall.Close(p.pidfd)
 		}
-		e.Exit = exitOf(waitInForeground(p.pid, p.tty))
-		reclaimTerminal(p.tty)
+		var ws syscall.WaitStatus
+		var ok bool
+		ws, ok, p.lent = waitAsAJob(p.pid, p.tty, p.lent)
+		e.Exit = exitOf(ws, ok)
+		if p.lent {
+			reclaimTerminal(p.tty)
+		}
 	} else {
 		e.Exit = exitOf(waitPidfd(p.pid, p.pidfd))
 	}
@@ -446,47 +459,73 @@ func forward(r, w *os.File) error {
 	return nil
 }
 
-// foregroundTerminal returns f's descriptor when f is a terminal whose
-// foreground process group is ours.
-func foregroundTerminal(f *os.File) (int, bool) {
+// controllingTerminal returns f's descriptor when f is our controlling
+// terminal, and whether our process group is its foreground group.
+func controllingTerminal(f *os.File) (fd int, foreground, ok bool) {
 	if f == nil {
-		return 0, false
+		return 0, false, false
 	}
-	fd := int(f.Fd())
+	fd = int(f.Fd())
 	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
 	if err != nil {
-		return 0, false
+		return 0, false, false
 	}
-	return fd, pgrp == syscall.Getpgrp()
+	return fd, pgrp == syscall.Getpgrp(), true
 }
 
-// waitInForeground waits for our child pid, which leads the terminal's
-// foreground process group, as a shell waits for a foreground job. When
-// its group stops (Ctrl-Z, or SIGSTOP), retry takes the terminal back and
-// stops its own group with SIGTSTP, so that the shell that started retry
-// sees the job stopped and gets the terminal: without it, retry waited on
-// and the terminal stayed with a stopped group that Ctrl-C could not
-// reach. Once continued (fg, or bg), retry lends the terminal again if
-// its group has it, and continues the child's group. In a group no shell
-// controls (an orphaned one), SIGTSTP does not stop retry, and the child
-// is continued at once.
-func waitInForeground(pid, tty int) (ws syscall.WaitStatus, ok bool) {
+// waitAsAJob waits for our child pid, whose process group may use the
+// terminal tty (lent says whether it is the foreground group now), as a
+// shell waits for a job. When the group stops (Ctrl-Z, SIGSTOP, or
+// SIGTTIN from reading the terminal while it is not the foreground),
+// retry takes back the terminal if it had lent it, and stops its own
+// group with SIGTSTP, so that the shell that started retry sees the job
+// stopped and gets the terminal: without it, retry waited on, and the
+// terminal stayed with a stopped group that Ctrl-C could not reach, or a
+// background attempt waited for input forever. Once continued (fg, or
+// bg), retry lends the terminal if its group has it, and continues the
+// child's group. In a group no shell controls (an orphaned one), SIGTSTP
+// does not stop retry, and the child is continued at once. It returns
+// whether the terminal is lent when the child has ended.
+func waitAsAJob(pid, tty int, lent bool) (ws syscall.WaitStatus, ok, stillLent bool) {
 	for {
 		_, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil)
 		switch {
 		case err == syscall.EINTR:
 			continue
 		case err != nil:
-			return ws, false
+			return ws, false, lent
 		case !ws.Stopped():
-			return ws, true
+			return ws, true, lent
 		}
-		reclaimTerminal(tty)
+		if lent {
+			reclaimTerminal(tty)
+			lent = false
+		}
 		stopJob()
 		if pgrp, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP); err == nil && pgrp == syscall.Getpgrp() {
 			lendTerminal(tty, pid)
+			lent = true
 		}
 		_ = syscall.Kill(-pid, syscall.SIGCONT)
+	}
+}
+
+// stopJob stops our process group with SIGTSTP, as Ctrl-Z stops a
+// shell's job, and returns once it has been continued: when SIGCONT
+// arrives. Waiting for it matters: a signal sent to the group is taken by
+// any of our threads, and this one would otherwise run on and lend the
+// terminal back before the stop. A group no shell controls (an orphaned
+// one) is not stopped by SIGTSTP; then retry goes on after a second.
+func stopJob() {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
+	_ = syscall.Kill(0, syscall.SIGTSTP)
+	orphaned := time.NewTimer(time.Second)
+	defer orphaned.Stop()
+	select {
+	case <-cont:
+	case <-orphaned.C:
 	}
 }
 
