@@ -144,15 +144,15 @@ func TestTheLastAttemptRecordsNoStdin(t *testing.T) {
 func TestSuccessOnAStdinCutByAResetExits74AndSaysSo(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	r := runRetry(t, dir, resetsock.Stdin(t), nil, "-q", "--report", "report.json", "--fallback", "touch fell-back", "--", "sh", "-c", "cat > got")
+	r := runRetry(t, dir, resetsock.Stdin(t, "hello\n"), nil, "-q", "--report", "report.json", "--fallback", "touch fell-back", "--", "sh", "-c", "cat > got")
 	assert.Equal(t, 74, r.code, "not 0: the command saw its input end where reading failed: %s", r.stderr)
 	assert.Equal(t, []string{"retry: sh succeeded on attempt 1, but on a cut input: " +
-		"reading stdin failed after 0 bytes (read /dev/stdin: connection reset by peer), so the input ended there"}, r.lines(t))
+		"reading stdin failed after 6 bytes (read /dev/stdin: connection reset by peer), so the input ended there; its result covers only what came before"}, r.lines(t))
 	report, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	require.NoError(t, err)
 	assert.Contains(t, string(report), `"outcome": "stdin-read-failed",`)
 	assert.Contains(t, string(report), `"exit_code": 74,`)
-	assert.Contains(t, string(report), `"last_error": "reading stdin failed after 0 bytes (read /dev/stdin: connection reset by peer), so the input ended there",`)
+	assert.Contains(t, string(report), `"last_error": "reading stdin failed after 6 bytes (read /dev/stdin: connection reset by peer), so the input ended there",`)
 	assert.NoFileExists(t, filepath.Join(dir, "fell-back"), "the command did its work: there is no failure to fall back from")
 }
 

@@ -33,8 +33,8 @@ const (
 	// not be written), so none was made.
 	OutcomeStdinUnreplayable Outcome = "stdin-unreplayable"
 	// OutcomeStdinReadFailed means an attempt succeeded, but reading stdin
-	// had failed while it read, so its input ended early: its success is
-	// not trusted.
+	// had failed after it read all that came before, so its input ended
+	// early: its success is not trusted.
 	OutcomeStdinReadFailed Outcome = "stdin-read-failed"
 	// OutcomeStdoutNotHeld means a retry was due but --stdout buffer could
 	// not hold the failed attempt's output, which went to stdout as it

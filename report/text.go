@@ -124,7 +124,7 @@ func (t *Text) finished(r runner.Result) {
 		return
 	}
 	if r.Stop == runner.StdinReadFailed {
-		t.printf("%s succeeded on attempt %d, but on a cut input: %s", t.Program, n, stdinCut(r.StdinLost))
+		t.printf("%s succeeded on attempt %d, but on a cut input: %s; its result covers only what came before", t.Program, n, stdinCut(r.StdinLost))
 		return
 	}
 	verb := "giving up on"

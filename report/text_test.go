@@ -131,7 +131,7 @@ func TestSuccessOnACutStdinIsSaidEvenWithQuiet(t *testing.T) {
 	tx := &Text{W: &b, Program: "psql", Quiet: true}
 	tx.Observe(&runner.Finished{Result: runner.Result{Attempts: []runner.Attempt{{N: 1}, ok}, Stop: runner.StdinReadFailed,
 		StdinLost: &runner.StdinLost{Read: 3 << 20, ReadErr: &os.PathError{Op: "read", Path: "/dev/stdin", Err: syscall.EIO}, Cut: true}}})
-	assert.Equal(t, "retry: psql succeeded on attempt 2, but on a cut input: reading stdin failed after 3 MiB (read /dev/stdin: input/output error), so the input ended there\n", b.String())
+	assert.Equal(t, "retry: psql succeeded on attempt 2, but on a cut input: reading stdin failed after 3 MiB (read /dev/stdin: input/output error), so the input ended there; its result covers only what came before\n", b.String())
 }
 
 func TestRepeatsWarnsOnceWhenAFailedAttemptsStdoutWentDownstream(t *testing.T) {

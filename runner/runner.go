@@ -156,8 +156,8 @@ const (
 	// downstream as it came: a retry's output would follow it.
 	StdoutNotHeld
 	// StdinReadFailed means an attempt succeeded on a cut input: reading
-	// stdin failed while it read, so it was handed the end of its input
-	// there (Result.StdinLost says why). Its success is not the command's
+	// stdin failed after it had read all that came before, so it was
+	// handed the end of its input there (Result.StdinLost says why). Its success is not the command's
 	// on the whole input, as the command would have seen the error itself.
 	StdinReadFailed
 )

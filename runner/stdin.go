@@ -97,9 +97,11 @@ func newStdin(mode StdinMode, f *os.File, tempDir string, max int64) stdinSource
 			return &rewindStdin{f: f, start: start}
 		}
 	}
-	if err == nil && fi.IsDir() {
-		// Reading a directory fails at once, the same way for every
-		// attempt: the command says so itself, as it would without retry.
+	if err == nil && (fi.IsDir() || writeOnly(f)) {
+		// Reading a directory, or a descriptor open for writing only
+		// (`0>&1`), fails at once, the same way for every attempt: the
+		// command says so itself, as it would without retry, and one
+		// that never reads is not told that its input was cut.
 		return inheritStdin{f}
 	}
 	if err == nil && isDevNull(fi) {
@@ -171,7 +173,7 @@ type tape struct {
 	final   bool   // the attempt reading now is the last one
 	lost    *StdinLost
 	readErr error // why reading src failed, when it did before its end
-	cut     bool  // an attempt was handed the end of its input at readErr
+	cut     bool  // an attempt read up to the end it was handed at readErr
 }
 
 func newTape(src io.Reader, tempDir string, max int64) *tape {
@@ -198,48 +200,67 @@ func (t *tape) forAttempt(last bool) (*os.File, func(), error) {
 	}
 	stop := make(chan struct{})
 	fed := make(chan struct{})
+	var handed int64
+	var cut bool
 	go func() {
 		defer close(fed)
 		defer w.Close()
-		t.feed(w, stop)
+		handed, cut = t.feed(w, stop)
 	}()
 	return r, func() {
-		r.Close()   // our copy; the child's is closed with the child
 		close(stop) // stop waiting for more input
 		w.Close()   // wake a write blocked on a child that stopped reading
 		<-fed
+		// The attempt was handed the end of its input where reading
+		// failed; it read up to there if it left nothing in the pipe.
+		// With nothing handed, a command that never reads cannot be told
+		// from one that read an empty input: neither counts as cut.
+		if cut && handed > 0 {
+			if n, ok := pipeUnread(r); !ok || n == 0 {
+				t.mu.Lock()
+				t.cut = true
+				t.mu.Unlock()
+			}
+		}
+		r.Close() // our copy; the child's is closed with the child
 	}, nil
 }
 
 // feed writes the tape to w from the start, then what is read past the
 // recording, reading more of the source as needed, until the source ends,
-// w fails or stop is closed.
-func (t *tape) feed(w io.Writer, stop <-chan struct{}) {
+// w fails or stop is closed. It returns how many bytes it wrote, and
+// whether it ended at a read error rather than the input's end.
+func (t *tape) feed(w io.Writer, stop <-chan struct{}) (handed int64, cut bool) {
 	buf := make([]byte, 32<<10)
 	var pos int64
 	for {
 		n, _ := t.rec.ReadAt(buf, pos)
 		if n > 0 {
 			if _, err := w.Write(buf[:n]); err != nil {
-				return // the attempt stopped reading or ended
+				return handed, false // the attempt stopped reading or ended
 			}
 			pos += int64(n)
+			handed += int64(n)
 			continue
 		}
 		live, grew, eof := t.demand(pos)
 		if len(live) > 0 {
 			if _, err := w.Write(live); err != nil {
-				return
+				return handed, false
 			}
+			handed += int64(len(live))
 			continue
 		}
 		if eof {
-			return // closing w gives the attempt its EOF
+			// Closing w gives the attempt its EOF.
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			return handed, t.readErr != nil
 		}
 		select {
 		case <-grew:
 		case <-stop:
-			return
+			return handed, false
 		}
 	}
 }
@@ -259,7 +280,6 @@ func (t *tape) demand(pos int64) ([]byte, <-chan struct{}, bool) {
 		return live, nil, false
 	}
 	if t.eof {
-		t.cut = t.cut || t.readErr != nil
 		return nil, nil, true
 	}
 	if !t.reading {

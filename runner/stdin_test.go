@@ -225,12 +225,12 @@ func TestTapeAtItsRealEndIsNeitherCutNorLost(t *testing.T) {
 	assert.Nil(t, tp.unreplayable())
 }
 
-func cutStdinConfig(t *testing.T, script string) Config {
+func cutStdinConfig(t *testing.T, script, data string) Config {
 	p := policy.Default()
 	p.FastDelay, p.FastMax = time.Millisecond, time.Millisecond
 	return Config{
 		Args:      []string{"sh", "-c", script},
-		Stdin:     resetsock.Stdin(t),
+		Stdin:     resetsock.Stdin(t, data),
 		StdinMode: StdinReplay,
 		Policy:    p,
 		Rand:      rand.New(rand.NewPCG(1, 1)),
@@ -241,23 +241,55 @@ func cutStdinConfig(t *testing.T, script string) Config {
 
 func TestRunDoesNotPassOnASuccessOnAStdinCutByAReset(t *testing.T) {
 	t.Parallel()
-	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null"))
+	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null", "hello\n"))
 	assert.Equal(t, StdinReadFailed, res.Stop)
 	require.Len(t, res.Attempts, 1)
 	assert.Equal(t, 0, res.Last().Exit.Code, "cat took the end of its input for the end")
 	require.NotNil(t, res.StdinLost)
 	assert.ErrorIs(t, res.StdinLost.ReadErr, syscall.ECONNRESET)
 	assert.True(t, res.StdinLost.Cut)
+	assert.EqualValues(t, 6, res.StdinLost.Read)
+}
+
+func TestACommandThatNeverReadsAFailingStdinIsNotCut(t *testing.T) {
+	t.Parallel()
+	for name, data := range map[string]string{"after data": "hello\n", "at once": ""} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			res := Run(context.Background(), cutStdinConfig(t, "exit 0", data))
+			assert.Equal(t, Succeeded, res.Stop, "it read nothing, so nothing was cut")
+		})
+	}
 }
 
 func TestRunDoesNotRetryAfterReadingStdinFailed(t *testing.T) {
 	t.Parallel()
-	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null; exit 3"))
+	res := Run(context.Background(), cutStdinConfig(t, "cat >/dev/null; exit 3", "hello\n"))
 	assert.Equal(t, StdinUnreplayable, res.Stop)
 	require.Len(t, res.Attempts, 1, "no attempt after the input was cut")
 	assert.Equal(t, 3, res.Last().Exit.Code)
 	require.NotNil(t, res.StdinLost)
 	assert.ErrorIs(t, res.StdinLost.ReadErr, syscall.ECONNRESET)
+}
+
+func TestRunHandsAWriteOnlyStdinToEveryAttemptAsItIs(t *testing.T) {
+	t.Parallel()
+	w, err := os.OpenFile(filepath.Join(t.TempDir(), "w"), os.O_WRONLY|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer w.Close()
+	p := policy.Default()
+	p.Attempts, p.FastDelay, p.FastMax = 2, time.Millisecond, time.Millisecond
+	res := Run(context.Background(), Config{
+		Args:      []string{"sh", "-c", "cat || exit 9"},
+		Stdin:     w,
+		StdinMode: StdinReplay,
+		Policy:    p,
+		Rand:      rand.New(rand.NewPCG(1, 1)),
+		Signal:    syscall.SIGTERM,
+		KillAfter: time.Second,
+	})
+	assert.Equal(t, Exhausted, res.Stop, "each attempt fails reading, as without retry; no cut input is made of it")
+	assert.Equal(t, 9, res.Last().Exit.Code)
 }
 
 func TestRunHandsADirectoryAsStdinToEveryAttemptAsItIs(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 )
 
 // Stdin returns the reading end of a loopback TCP connection whose other
-// end was closed with a reset: its first read fails with ECONNRESET. It is
-// closed when the test ends.
-func Stdin(t testing.TB) *os.File {
+// end sent data and was then closed with a reset: reads return data, then
+// fail with ECONNRESET. It is closed when the test ends.
+func Stdin(t testing.TB, data string) *os.File {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,7 +33,11 @@ func Stdin(t testing.TB) *os.File {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	// No linger: closing sends a reset, not the end of the stream.
+	if _, err := server.Write([]byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	// No linger: closing sends a reset, not the end of the stream. The
+	// data, sent first, is read before the reset on Linux.
 	if err := server.(*net.TCPConn).SetLinger(0); err != nil {
 		t.Fatal(err)
 	}
