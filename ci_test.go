@@ -44,13 +44,66 @@ func TestDocumentedBuildsOfRetryAreStatic(t *testing.T) {
 		require.NoError(t, err)
 		for _, block := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllSubmatch(text, -1) {
 			for _, line := range strings.Split(string(block[1]), "\n") {
-				if !regexp.MustCompile(`^(?:\w+=\S+ )*go (?:install|build) .*(?:\s\.(?:\s|$)|\./cmd/retry-redis)`).MatchString(line) {
-					continue
+				for _, command := range regexp.MustCompile(`&&|;|\|`).Split(line, -1) {
+					if !buildsRetry(command) {
+						continue
+					}
+					builds++
+					assert.Contains(t, " "+strings.TrimSpace(command), " CGO_ENABLED=0 ", "%s: %q builds retry without CGO_ENABLED=0", path, line)
 				}
-				builds++
-				assert.True(t, strings.HasPrefix(line, "CGO_ENABLED=0 ") || strings.Contains(line, " CGO_ENABLED=0 go "), "%s: %q builds retry without CGO_ENABLED=0", path, line)
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, builds, 3, "the README's and install.md's builds are found")
+	assert.GreaterOrEqual(t, builds, 4, "the README's, install.md's and herd.md's builds are found")
+}
+
+// buildsRetry reports whether a shell command runs go build or go install
+// on retry's own package: no package named, ".", "./" or the
+// retry-redis command.
+func buildsRetry(command string) bool {
+	words := strings.Fields(command)
+	for len(words) > 0 && strings.Contains(words[0], "=") {
+		words = words[1:] // VAR=value before the command
+	}
+	if len(words) < 2 || words[0] != "go" || (words[1] != "build" && words[1] != "install") {
+		return false
+	}
+	var packages []string
+	for i := 2; i < len(words); i++ {
+		switch w := words[i]; {
+		case strings.HasPrefix(w, "#"):
+			i = len(words)
+		case w == "-o" || w == "-tags" || w == "-ldflags":
+			i++ // the flag's value
+		case !strings.HasPrefix(w, "-"):
+			packages = append(packages, w)
+		}
+	}
+	if len(packages) == 0 {
+		return true
+	}
+	for _, p := range packages {
+		if p == "." || p == "./" || strings.HasSuffix(p, "cmd/retry-redis") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestBuildsOfRetryAreRecognisedInTheirUsualForms(t *testing.T) {
+	t.Parallel()
+	for command, want := range map[string]bool{
+		"go install .":                           true,
+		"go build":                               true,
+		"go build -o bin/retry":                  true,
+		" cd retry ":                             false,
+		"  go install . ./cmd/retry-redis # x":   true,
+		`go build -trimpath -ldflags "-s -w" .`:  true,
+		"CGO_ENABLED=0 go build -o /tmp/retry .": true,
+		"go build -o /tmp/herd ./scripts/herd":   false,
+		"go run ./scripts/herd -retry /tmp/r":    false,
+		"go test ./...":                          false,
+	} {
+		assert.Equal(t, want, buildsRetry(command), command)
+	}
 }

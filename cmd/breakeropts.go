@@ -165,8 +165,12 @@ func stateSpec(spec string, env []string) string {
 func homeDir() (string, error) {
 	home, err := os.UserHomeDir()
 	if err == nil {
-		if _, err = os.Stat(home); errors.Is(err, fs.ErrNotExist) {
+		var fi fs.FileInfo
+		switch fi, err = os.Stat(home); {
+		case errors.Is(err, fs.ErrNotExist):
 			err = fmt.Errorf("the home directory %s does not exist", home)
+		case err == nil && !fi.IsDir():
+			err = fmt.Errorf("the home directory %s is not a directory", home)
 		}
 	}
 	if err != nil {

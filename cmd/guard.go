@@ -274,7 +274,7 @@ func (g *guard) Admit(ctx context.Context, n int, deadline time.Time) error {
 
 // budgetMessage is the message for a retry the key's budget refused.
 func (g *guard) budgetMessage(s breaker.Status) string {
-	msg := fmt.Sprintf("retry budget exhausted for %s (%s)", g.key, tokensLeft(s))
+	msg := fmt.Sprintf("retry budget exhausted for %q (%s)", g.key, tokensLeft(s))
 	if g.wait {
 		msg += "; it allows a retry again in " + report.Duration(s.RetryIn.Round(time.Second)) + ", past the deadline"
 	}
@@ -284,7 +284,7 @@ func (g *guard) budgetMessage(s breaker.Status) string {
 // tokensLeft says how much of a retry budget is left, and what a retry
 // needs: more than half, so "exhausted" with tokens left is not a riddle.
 func tokensLeft(s breaker.Status) string {
-	return fmt.Sprintf("%.1f of %.0f tokens left; a retry needs more than %g", s.Tokens, s.MaxTokens, s.MaxTokens/2)
+	return fmt.Sprintf("%.1f of %g tokens left; a retry needs more than %g, --budget-tokens sets them", s.Tokens, s.MaxTokens, s.MaxTokens/2)
 }
 
 // openMessage is the message for a circuit that refused this run: a run

@@ -59,7 +59,8 @@ func TestABudgetThatRefusesSaysWhatARetryNeeds(t *testing.T) {
 	t.Parallel()
 	s := breaker.Status{Tokens: 3.1, MaxTokens: 10}
 	g := &guard{key: "k"}
-	assert.Equal(t, "retry budget exhausted for k (3.1 of 10 tokens left; a retry needs more than 5)", g.budgetMessage(s))
+	assert.Contains(t, g.budgetMessage(breaker.Status{Tokens: 0.5, MaxTokens: 2.5}), "(0.5 of 2.5 tokens left; a retry needs more than 1.25", "a budget that is not a whole number is shown as it is")
+	assert.Equal(t, `retry budget exhausted for "k" (3.1 of 10 tokens left; a retry needs more than 5, --budget-tokens sets them)`, g.budgetMessage(s))
 	w := waitMessage("k", breaker.Wait{Status: s, Budget: true, Next: time.Now().Add(5 * time.Second)})
-	assert.Contains(t, w, `retry budget of "k" is spent (3.1 of 10 tokens left; a retry needs more than 5); waiting for it to refill until `)
+	assert.Contains(t, w, `retry budget of "k" is spent (3.1 of 10 tokens left; a retry needs more than 5, --budget-tokens sets them); waiting for it to refill until `)
 }

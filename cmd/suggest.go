@@ -154,14 +154,16 @@ func (s notFoundHint) Start(ctx context.Context, c runner.Command) (runner.Proce
 	return p, &runner.StartError{Program: se.Program, Kind: se.Kind, Err: &didYouMean{err: se.Err, hint: hint}}
 }
 
-// shellOnly reports whether name is a shell builtin or keyword that no
-// program on disk provides (bash's and POSIX sh's; test, echo, kill and
-// the like are programs too, so a run finds them).
+// shellOnly reports whether name is a shell builtin or keyword (bash's
+// and POSIX sh's) that is not found as a program: where a system ships
+// one (macOS and Fedora have /usr/bin/cd), it is found and runs, and this
+// is never asked. test, echo, kill and the like are programs everywhere.
 func shellOnly(name string) bool {
 	switch name {
 	case ".", "source", "cd", "export", "alias", "unalias", "set", "unset", "eval", "exec", "exit",
-		"pushd", "popd", "ulimit", "umask", "trap", "shopt", "declare", "typeset", "local", "readonly",
-		"shift", "return", "let", "read", "wait", "type", "hash", "jobs", "fg", "bg", "disown",
+		"pushd", "popd", "dirs", "ulimit", "umask", "trap", "shopt", "declare", "typeset", "local",
+		"readonly", "shift", "return", "let", "read", "mapfile", "readarray", "getopts", "wait",
+		"type", "hash", "command", "builtin", "history", "jobs", "fg", "bg", "disown", "time",
 		"if", "for", "while", "until", "case", "function", "select", "[[", "{", "!":
 		return true
 	}

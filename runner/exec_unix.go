@@ -33,7 +33,7 @@ type Exec struct{}
 
 // Start implements Starter.
 func (Exec) Start(_ context.Context, c Command) (Process, error) {
-	path, err := lookPath(c.Args[0], c.Env)
+	path, err := lookPath(c.Args[0], c.Env, c.Dir)
 	if errors.Is(err, exec.ErrDot) {
 		err = nil // a relative PATH entry: run it, as a shell would
 	}
@@ -96,12 +96,22 @@ const bourneShell = "/bin/sh"
 // the shells themselves run a text file without "#!". When it is not, or
 // there is no shell to run it (a distroless image), err stays.
 func runScript(shell, path string, c Command, attr *syscall.SysProcAttr, err error) (int, error) {
-	if !isScript(path) {
+	file := path
+	if c.Dir != "" && !filepath.IsAbs(path) {
+		file = filepath.Join(c.Dir, path) // the child runs it from there
+	}
+	script, readErr := isScript(file)
+	if readErr != nil {
+		// sh would fail to read it; say so rather than the kernel's
+		// "exec format error".
+		return 0, &os.PathError{Op: "read script", Path: path, Err: readErr}
+	}
+	if !script {
 		return 0, err
 	}
-	script := c
-	script.Args = append([]string{shell, path}, c.Args[1:]...)
-	pid, shErr := forkExec(shell, script, attr)
+	sh := c
+	sh.Args = append([]string{shell, path}, c.Args[1:]...)
+	pid, shErr := forkExec(shell, sh, attr)
 	if errors.Is(shErr, fs.ErrNotExist) {
 		return 0, err
 	}
@@ -109,28 +119,29 @@ func runScript(shell, path string, c Command, attr *syscall.SysProcAttr, err err
 }
 
 // isScript reports whether the file at path, which the system would not
-// execute, is a script for the shell, by bash's test: readable, not an ELF
-// program (one for another machine), and with no NUL byte in its first 80
-// bytes before the end of the first line (anywhere in them after "#!").
-func isScript(path string) bool {
+// execute, is a script for the shell, by bash's test: not an ELF program
+// (one for another machine), and with no NUL byte in its first 80 bytes
+// before the end of its first line; and, unlike bash, not one that names
+// an interpreter with "#!" (a #! line the system could not use, such as
+// one longer than it allows, names a program that is not sh). It returns
+// the error that keeps the file from being read.
+func isScript(path string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return false, err
 	}
 	defer f.Close()
 	var head [80]byte
 	n, err := io.ReadFull(f, head[:])
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false
+		return false, err
 	}
 	sample := head[:n]
-	if bytes.HasPrefix(sample, []byte("\x7fELF")) {
-		return false
+	if bytes.HasPrefix(sample, []byte("\x7fELF")) || bytes.HasPrefix(sample, []byte("#!")) {
+		return false, nil
 	}
-	if !bytes.HasPrefix(sample, []byte("#!")) {
-		sample, _, _ = bytes.Cut(sample, []byte{'\n'})
-	}
-	return bytes.IndexByte(sample, 0) < 0
+	line, _, _ := bytes.Cut(sample, []byte{'\n'})
+	return bytes.IndexByte(line, 0) < 0, nil
 }
 
 // forkExec starts the program at path as os/exec would start c, and
@@ -396,12 +407,26 @@ func (p *execProcess) groupAlive() bool {
 const DefaultPath = "/bin:/usr/bin"
 
 // lookPath finds program as a shell would for a command whose environment
-// is env: in env's PATH (the last one, as a child would see it), or in
-// DefaultPath when env has none. A nil env is our own environment. A name
-// with a slash is taken as it is.
-func lookPath(program string, env []string) (string, error) {
-	if env == nil || strings.Contains(program, "/") {
+// is env and whose working directory is dir (empty: ours): in env's PATH
+// (the last one, as a child would see it), or in DefaultPath when env has
+// none. A nil env is our own environment. A name with a slash is taken as
+// it is; a relative one, and a relative PATH entry, from dir, where the
+// child looks for it.
+func lookPath(program string, env []string, workDir string) (string, error) {
+	if strings.Contains(program, "/") {
+		if workDir == "" || filepath.IsAbs(program) {
+			return exec.LookPath(program)
+		}
+		if _, err := exec.LookPath(filepath.Join(workDir, program)); err != nil {
+			return "", err
+		}
+		return program, nil // the child, in workDir, runs it by this name
+	}
+	if env == nil && workDir == "" {
 		return exec.LookPath(program)
+	}
+	if env == nil {
+		env = os.Environ()
 	}
 	path, set := DefaultPath, false
 	for i := len(env) - 1; i >= 0 && !set; i-- {
@@ -410,19 +435,20 @@ func lookPath(program string, env []string) (string, error) {
 	if !set {
 		path = DefaultPath
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "." // an empty entry is the current directory
+	for _, entry := range filepath.SplitList(path) {
+		if entry == "" {
+			entry = "." // an empty entry is the current directory
 		}
-		candidate := filepath.Join(dir, program)
-		if !filepath.IsAbs(dir) {
-			candidate = "." + string(filepath.Separator) + candidate
-		}
-		if found, err := exec.LookPath(candidate); err == nil {
-			if !filepath.IsAbs(dir) {
-				return found, &exec.Error{Name: program, Err: exec.ErrDot}
+		candidate := filepath.Join(entry, program)
+		if filepath.IsAbs(entry) {
+			if found, err := exec.LookPath(candidate); err == nil {
+				return found, nil
 			}
-			return found, nil
+			continue
+		}
+		candidate = "." + string(filepath.Separator) + candidate
+		if _, err := exec.LookPath(filepath.Join(workDir, candidate)); err == nil {
+			return candidate, &exec.Error{Name: program, Err: exec.ErrDot}
 		}
 	}
 	return "", &exec.Error{Name: program, Err: exec.ErrNotFound}
@@ -438,7 +464,7 @@ func lookPath(program string, env []string) (string, error) {
 // no reader, as it would have met w. A goroutine waits for it, so that it
 // is reaped should it end while retry runs; retry never waits for it.
 func forward(r, w *os.File) error {
-	path, err := lookPath("cat", os.Environ())
+	path, err := lookPath("cat", os.Environ(), "")
 	if err != nil {
 		return err
 	}

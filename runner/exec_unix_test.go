@@ -5,6 +5,7 @@ package runner
 import (
 	"context"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -132,7 +133,7 @@ func TestExecHandsAPipeOverInBlockingMode(t *testing.T) {
 // both fail alike.
 func startsAsOsExec(t *testing.T, c Command, want exitcodes.Start) {
 	t.Helper()
-	path, err := lookPath(c.Args[0], c.Env)
+	path, err := lookPath(c.Args[0], c.Env, c.Dir)
 	require.NoError(t, err)
 	cmd := &exec.Cmd{Path: path, Args: c.Args, Env: c.Env, Dir: c.Dir, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
 	osExecErr := cmd.Start()
@@ -256,4 +257,52 @@ func TestATimeoutEndsAStoppedAttemptWithItsSignal(t *testing.T) {
 	assert.True(t, res.Last().Exit.TimedOut)
 	assert.Equal(t, syscall.SIGTERM, res.Last().Exit.Signal, "the stop signal ended it, not SIGKILL after the grace")
 	assert.Less(t, time.Since(start), 30*time.Second)
+}
+
+func TestARelativeProgramIsFoundFromTheDirectoryTheCommandRunsIn(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	writeExecutable(t, filepath.Join(dir, "sub"), "deploy", "#!/bin/sh\nexit 4\n")
+	writeExecutable(t, filepath.Join(dir, "sub"), "plain", "exit 5\n")
+	writeExecutable(t, dir, "plain", "\x01\x00 not a script\n")
+	t.Parallel()
+	for program, want := range map[string]int{"./deploy": 4, "./plain": 5} {
+		exit, err := RunOnce(context.Background(), Config{Dir: filepath.Join(dir, "sub"), Env: []string{"PATH=/usr/bin:/bin"}}, []string{program})
+		require.NoError(t, err, "%s is in the command's directory, as a shell in it finds it", program)
+		assert.Equal(t, want, exit.Code, program)
+	}
+}
+
+func TestAScriptNamingAnInterpreterTheSystemCannotUseIsNotRunBySh(t *testing.T) {
+	long := "#!/" + strings.Repeat("v", 300) + "/bin/python3\nimport sys\n"
+	script := writeExecutable(t, t.TempDir(), "tool", long)
+	t.Parallel()
+	_, err := Exec{}.Start(context.Background(), Command{Args: []string{script}})
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind)
+	assert.ErrorIs(t, err, syscall.ENOEXEC, "the #! line names python, not sh")
+}
+
+func TestAnUnreadableScriptWithoutAnInterpreterSaysSo(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	script := filepath.Join(t.TempDir(), "deploy")
+	require.NoError(t, os.WriteFile(script, []byte("exit 0\n"), 0o111))
+	t.Parallel()
+	_, err := Exec{}.Start(context.Background(), Command{Args: []string{script}})
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind)
+	assert.ErrorIs(t, err, fs.ErrPermission, "sh must read it, and cannot: not an exec format error")
+}
+
+func TestAScriptThatCannotBeReadGivesTheReadError(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "gone")
+	own := &os.PathError{Op: "fork/exec", Path: missing, Err: syscall.ENOEXEC}
+	_, err := runScript(bourneShell, missing, Command{Args: []string{missing}}, &syscall.SysProcAttr{}, own)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "why sh could not read it, not the kernel's exec format error")
+	assert.NotErrorIs(t, err, syscall.ENOEXEC)
 }

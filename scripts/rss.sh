@@ -9,7 +9,7 @@ retry=${1:-}
 bytes=${2:-1073741824}
 if [ -z "$retry" ]; then
 	retry=$(mktemp -d)/retry
-	go build -o "$retry" "$(dirname "$0")/.."
+	CGO_ENABLED=0 go build -o "$retry" "$(dirname "$0")/.."
 fi
 command -v /usr/bin/time >/dev/null || { echo "rss.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
