@@ -19,8 +19,9 @@ type runEnd struct {
 	// interrupted is the signal that stopped retry itself, or 0.
 	interrupted syscall.Signal
 	// brokenPipe is set when passing held output on to stdout found its
-	// reader gone (EPIPE), which the runner does not see.
-	brokenPipe bool
+	// reader gone (EPIPE), which the runner does not see; outputLost when
+	// it failed otherwise (a full disk, an I/O error).
+	brokenPipe, outputLost bool
 	// fallback is set when a --fallback command is given; cancelled when
 	// the run's context has ended, which rules it out.
 	fallback, cancelled bool
@@ -41,7 +42,8 @@ type ending struct {
 // settle is the one place that decides how a run ended. The exit code:
 // success 0 (even when a forwarded signal arrived too late to matter);
 // stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE);
-// a success on a cut input (reading stdin failed) 74; the fallback's own
+// a success on a cut input (reading stdin failed) or whose held output
+// could not be written 74; the fallback's own
 // code when one ran; deadline or timeout 124; circuit
 // open before anything ran 75; otherwise the last attempt's own code
 // (126/127 when it could not start, 128+n when it was killed by signal n).
@@ -51,7 +53,7 @@ type ending struct {
 func settle(e runEnd) ending {
 	res, last := e.res, e.res.Last()
 	downstreamClosed := res.Stop == runner.DownstreamClosed || e.brokenPipe
-	succeeded := res.Stop == runner.Succeeded && !downstreamClosed
+	succeeded := res.Stop == runner.Succeeded && !downstreamClosed && !e.outputLost
 	nothingRan := len(res.Attempts) == 0
 	outcome := outcomeOf(res.Stop)
 	if e.circuitOpen {
@@ -60,7 +62,7 @@ func settle(e runEnd) ending {
 	// A success on a cut input did its work; it is not trusted, but
 	// there is no failure for a fallback to stand in for.
 	cut := res.Stop == runner.StdinReadFailed
-	gaveUp := !succeeded && e.interrupted == 0 && !downstreamClosed && !cut
+	gaveUp := !succeeded && e.interrupted == 0 && !downstreamClosed && !cut && !e.outputLost
 	if e.fellBack == nil && e.fallback && gaveUp && !e.cancelled {
 		return ending{outcome: outcome, fallback: true}
 	}
@@ -77,7 +79,7 @@ func settle(e runEnd) ending {
 		code = 128 + int(e.interrupted)
 	case downstreamClosed:
 		code = 128 + int(syscall.SIGPIPE)
-	case cut:
+	case cut, e.outputLost:
 		code = exitcodes.IOErr
 	case e.fellBack != nil:
 		code = e.fellBack.Code

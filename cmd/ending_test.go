@@ -67,6 +67,8 @@ func TestSettleDecidesOutcomeExitCodeAndFallback(t *testing.T) {
 		{"a cancelled context runs no fallback", runEnd{res: failed, cancelled: true, fallback: true}, ending{report.OutcomeExhausted, 7, false}},
 		{"the reader of stdout gone exits 141", runEnd{res: ran(runner.DownstreamClosed, exitcodes.Exit{Code: 1}, false)}, ending{report.OutcomeCancelled, 141, false}},
 		{"a broken pipe passing held output on exits 141 after a success", runEnd{res: succeeded, brokenPipe: true}, ending{report.OutcomeSuccess, 141, false}},
+		{"held output that could not be written exits 74 after a success", runEnd{res: succeeded, outputLost: true}, ending{report.OutcomeSuccess, 74, false}},
+		{"held output that could not be written runs no fallback", runEnd{res: succeeded, outputLost: true, fallback: true}, ending{report.OutcomeSuccess, 74, false}},
 		{"the reader of stdout gone runs no fallback", runEnd{res: ran(runner.DownstreamClosed, exitcodes.Exit{Code: 1}, false), fallback: true}, ending{report.OutcomeCancelled, 141, false}},
 
 		// The circuit breaker.

@@ -465,6 +465,7 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		e.circuitOpen = circuitRefused(res.Refusal)
 		e.interrupted = relay.Received()
 		e.brokenPipe = errors.Is(out.captured.Err, syscall.EPIPE)
+		e.outputLost = out.captured.Err != nil && !e.brokenPipe
 	}
 	e.res, e.cancelled = res, ctx.Err() != nil
 	end := settle(e)

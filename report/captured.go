@@ -1,8 +1,10 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"retry/exitcodes"
 	"retry/runner"
@@ -34,8 +36,15 @@ func (c *Captured) Observe(e runner.Event) {
 		return
 	}
 	if o.Verdict.Class == exitcodes.Success {
-		if _, err := o.Stdout.WriteTo(c.Stdout); err != nil && c.Err == nil {
+		n, err := o.Stdout.WriteTo(c.Stdout)
+		if err != nil && c.Err == nil {
 			c.Err = err
+			// A reader gone (EPIPE) ends quietly, as in a shell pipeline;
+			// anything else lost the output, and is said.
+			if !errors.Is(err, syscall.EPIPE) {
+				fmt.Fprintf(c.Stderr, "retry: attempt %d succeeded, but passing its output on to stdout failed after %s of %s: %s\n",
+					o.N, Size(n), Size(o.Stdout.Size()), OneLine(err.Error()))
+			}
 		}
 		return
 	}
