@@ -426,6 +426,52 @@ func TestAProgramThatCannotStartOnATerminalGivesItBack(t *testing.T) {
 	assert.Contains(t, output(), "exec format error (exit 126, terminal)")
 }
 
+// Ctrl-C from a terminal stops every retry of a foreground job that runs
+// several at once (make -j, xargs -P): each gets the SIGINT and forwards
+// it. Before, each lent the terminal to its own attempt, the last one
+// kept it, and Ctrl-C stopped that attempt alone while the others ran on.
+func TestCtrlCStopsEveryRetryOfAParallelForegroundJob(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run.sh")
+	require.NoError(t, os.WriteFile(script, []byte(`printf '1\n2\n' | xargs -o -P 2 -I{} "$1" -- sh -c 'echo $$ > "$0"; exec sleep 30' "$2/pid{}"`+"\n"), 0o644))
+	c := exec.Command("sh", script, retryBin, dir)
+	c.Env = cleanEnv()
+	tty, output, done := ptyStart(t, c)
+	awaitExec(t, filepath.Join(dir, "pid1"), "sleep")
+	awaitExec(t, filepath.Join(dir, "pid2"), "sleep")
+	pids := append(pidsIn(t, filepath.Join(dir, "pid1")), pidsIn(t, filepath.Join(dir, "pid2"))...)
+	killOnCleanup(t, pids...)
+	_, err := tty.Write([]byte{3}) // Ctrl-C
+	require.NoError(t, err)
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the job did not end after Ctrl-C; terminal:\n%s", output())
+	}
+	assertGone(t, pids)
+	// Each says what stopped it: SIGINT, or the SIGHUP that the session
+	// leader's exit sends the foreground group, whichever came first.
+	assert.Equal(t, 2, strings.Count(output(), "retry: stopped sh after 1 attempt"), "both retries were stopped and said so:\n%s", output())
+}
+
+// An attempt of a retry that is one process of a foreground job (a
+// script's, make's) gets the terminal when it reads it: retry lends it at
+// the attempt's SIGTTIN, as it no longer does from the start.
+func TestAnAttemptInAForegroundJobGetsTheTerminalWhenItReadsIt(t *testing.T) {
+	c := exec.Command("sh", "-c", `"$0" -- sh -c 'read x; echo "got=$x"'; echo "after=$?"`, retryBin)
+	c.Env = cleanEnv()
+	tty, output, done := ptyStart(t, c)
+	_, err := tty.Write([]byte("hello\n"))
+	require.NoError(t, err)
+	awaitOutput(t, output, "after=0")
+	assert.Contains(t, output(), "got=hello")
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the script did not end; terminal:\n%s", output())
+	}
+}
+
 // procState is the state letter of process pid (R, S, T, Z…), or "" when
 // it is gone.
 func procState(t *testing.T, pid int) string {

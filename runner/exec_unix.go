@@ -56,8 +56,12 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	pidfd := askPidfd(attr)
 	tty, lent := -1, false
 	if fd, foreground, ok := controllingTerminal(c.Stdin); ok {
-		tty, lent = fd, foreground
-		attr.Foreground, attr.Ctty = foreground, fd
+		// The attempt gets the terminal at once only when retry is a job
+		// of its own, as a shell starts it: one of several processes of
+		// a foreground job (make -j, xargs -P, a script) lending it would
+		// take Ctrl-C from all the others, which then ran on.
+		tty, lent = fd, foreground && syscall.Getpgrp() == os.Getpid()
+		attr.Foreground, attr.Ctty = lent, fd
 	}
 	pid, err := forkExec(path, c, attr)
 	if errors.Is(err, syscall.ENOEXEC) {
@@ -501,10 +505,11 @@ func controllingTerminal(f *os.File) (fd int, foreground, ok bool) {
 
 // waitAsAJob waits for our child pid, whose process group may use the
 // terminal tty (lent says whether it is the foreground group now), as a
-// shell waits for a job. When the group stops (Ctrl-Z, SIGSTOP, or
-// SIGTTIN from reading the terminal while it is not the foreground),
-// retry takes back the terminal if it had lent it, and stops its own
-// group with SIGTSTP, so that the shell that started retry sees the job
+// shell waits for a job. When the group stops for the terminal (SIGTTIN,
+// SIGTTOU) while our own group has it, retry lends it the terminal and
+// continues it. When it stops otherwise (Ctrl-Z, SIGSTOP, or wanting the
+// terminal while our group is in the background), retry takes back the
+// terminal if it had lent it, and stops its own group with SIGTSTP, so that the shell that started retry sees the job
 // stopped and gets the terminal: without it, retry waited on, and the
 // terminal stayed with a stopped group that Ctrl-C could not reach, or a
 // background attempt waited for input forever. Once continued (fg, or
@@ -523,12 +528,20 @@ func waitAsAJob(pid, tty int, lent bool) (ws syscall.WaitStatus, ok, stillLent b
 		case !ws.Stopped():
 			return ws, true, lent
 		}
+		if !lent && wantsTerminal(ws.StopSignal()) && foregroundIsOurs(tty) {
+			// It read or wrote the terminal that our job has: lend it
+			// now, as a shell would have from the start.
+			lendTerminal(tty, pid)
+			lent = true
+			_ = syscall.Kill(-pid, syscall.SIGCONT)
+			continue
+		}
 		if lent {
 			reclaimTerminal(tty)
 			lent = false
 		}
 		stopJob()
-		if pgrp, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP); err == nil && pgrp == syscall.Getpgrp() {
+		if foregroundIsOurs(tty) {
 			lendTerminal(tty, pid)
 			lent = true
 		}
@@ -553,6 +566,19 @@ func stopJob() {
 	case <-cont:
 	case <-orphaned.C:
 	}
+}
+
+// wantsTerminal reports whether a process stopped by sig stopped for
+// reading (SIGTTIN) or writing (SIGTTOU) a terminal it does not have.
+func wantsTerminal(sig syscall.Signal) bool {
+	return sig == syscall.SIGTTIN || sig == syscall.SIGTTOU
+}
+
+// foregroundIsOurs reports whether our process group is the terminal's
+// foreground group.
+func foregroundIsOurs(tty int) bool {
+	pgrp, err := unix.IoctlGetInt(tty, unix.TIOCGPGRP)
+	return err == nil && pgrp == syscall.Getpgrp()
 }
 
 // lendTerminal makes process group pgid the terminal's foreground group,
