@@ -388,3 +388,30 @@ func TestAStoppedAttemptEndsAtTheForwardedSignalNotAfterTheGrace(t *testing.T) {
 	assert.Less(t, time.Since(signalled), 30*time.Second, "ended by the signal, not by SIGKILL after the minute's grace")
 	assert.NotContains(t, s.output(), "resumed", "the attempt died of SIGTERM once continued")
 }
+
+// Under timeout(1), which signals its child and then its own process
+// group, retry receives the SIGTERM twice at once; the attempt must still
+// get its grace period to clean up, not SIGKILL. Before, 8 runs in 20
+// skipped the cleanup. Five runs at once: each failed with a chance of
+// two in five.
+func TestUnderTimeoutTheAttemptGetsItsGracePeriod(t *testing.T) {
+	t.Parallel()
+	timeoutBin, err := exec.LookPath("timeout")
+	if err != nil {
+		t.Skip("no timeout(1)")
+	}
+	for i := range 5 {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			script := `trap 'sleep 0.3; echo cleaned > "$0/done"; exit 1' TERM; echo $$ > "$0/pid"; sleep 30 & wait`
+			c := exec.Command(timeoutBin, "1", retryBin, "-n", "1", "--kill-after", "20s", "--", "sh", "-c", script, dir)
+			c.Env = cleanEnv()
+			out, _ := c.CombinedOutput()
+			got, err := os.ReadFile(filepath.Join(dir, "done"))
+			require.NoError(t, err, "the attempt's TERM trap never finished: %s", out)
+			assert.Equal(t, "cleaned\n", string(got))
+			assert.NotContains(t, string(out), "SIGKILL", "no SIGKILL before the grace period: %s", out)
+		})
+	}
+}

@@ -5,6 +5,9 @@
 // by Listen (so a wait ends at once and no attempt starts afterwards) and is
 // forwarded to the attached attempt. A second SIGINT or SIGTERM kills the
 // attempt's process group; a repeated SIGHUP or SIGQUIT is forwarded again.
+// The same signal again within sameInstant is the first one delivered
+// twice, not a second: timeout(1) signals both its child and its own
+// process group, so retry run under it receives each signal twice.
 // The first signal is remembered for the 128+n exit code.
 //
 // A SIGHUP or SIGINT that retry was started with ignored stays ignored, as
@@ -22,7 +25,13 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 )
+
+// sameInstant is how soon the same signal again counts as the first one
+// delivered twice: far less than a person takes to press Ctrl-C again,
+// far more than the microseconds between timeout(1)'s two kills.
+const sameInstant = 100 * time.Millisecond
 
 // Handled returns the signals that retry catches and forwards.
 func Handled() []os.Signal {
@@ -55,6 +64,10 @@ type Relay struct {
 	received int
 	kill     bool // a second SIGINT or SIGTERM asked for SIGKILL
 	target   Target
+	// last is the last signal handled and when; now is the clock.
+	last   syscall.Signal
+	lastAt time.Time
+	now    func() time.Time
 }
 
 // Listen starts catching sigs, nil meaning all the handled signals (pass
@@ -73,6 +86,7 @@ func Listen(parent context.Context, sigs []os.Signal) (context.Context, *Relay) 
 		cancel: cancel,
 		ch:     make(chan os.Signal, 8),
 		done:   make(chan struct{}),
+		now:    time.Now,
 	}
 	signal.Notify(r.ch, r.sigs...)
 	go r.loop()
@@ -92,6 +106,11 @@ func (r *Relay) loop() {
 func (r *Relay) Deliver(sig syscall.Signal) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	now := r.now()
+	if r.received > 0 && sig == r.last && now.Sub(r.lastAt) < sameInstant {
+		return // the same signal delivered twice: already handled
+	}
+	r.last, r.lastAt = sig, now
 	r.received++
 	if r.received == 1 {
 		r.first = sig

@@ -31,6 +31,19 @@ func (r *recorder) signals() []syscall.Signal {
 	return append([]syscall.Signal(nil), r.got...)
 }
 
+// stepClock makes relay's clock advance by step at each reading, so that
+// signals delivered one after another count as sent apart, not as one
+// delivered twice.
+func stepClock(relay *Relay, step time.Duration) {
+	at := time.Unix(1e9, 0)
+	relay.mu.Lock()
+	defer relay.mu.Unlock()
+	relay.now = func() time.Time {
+		at = at.Add(step)
+		return at
+	}
+}
+
 func TestFirstSignalCancelsAndIsForwarded(t *testing.T) {
 	ctx, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
@@ -47,6 +60,7 @@ func TestFirstSignalCancelsAndIsForwarded(t *testing.T) {
 func TestSecondInterruptKillsTheGroup(t *testing.T) {
 	for _, second := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		_, relay := Listen(context.Background(), nil)
+		stepClock(relay, time.Second)
 		target := &recorder{}
 		relay.Attach(target)
 		relay.Deliver(syscall.SIGINT)
@@ -70,11 +84,32 @@ func TestRepeatedHangupIsForwardedAgainNotEscalated(t *testing.T) {
 func TestSignalBeforeAttachReachesTheAttemptWhenItStarts(t *testing.T) {
 	_, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
+	stepClock(relay, time.Second)
 	relay.Deliver(syscall.SIGTERM)
 	relay.Deliver(syscall.SIGTERM)
 	target := &recorder{}
 	relay.Attach(target)
 	assert.Equal(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, target.signals())
+}
+
+// timeout(1) sends its signal to its child and to its own process group:
+// retry under it gets the one SIGTERM twice, microseconds apart, which
+// must not read as a second one. Before, it killed the attempt's group at
+// once, skipping --kill-after, in 8 runs of 20 (a new user's session).
+func TestTheSameSignalTwiceInOneInstantIsOneSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		_, relay := Listen(context.Background(), nil)
+		stepClock(relay, time.Millisecond)
+		target := &recorder{}
+		relay.Attach(target)
+		relay.Deliver(sig)
+		relay.Deliver(sig)
+		assert.Equal(t, []syscall.Signal{sig}, target.signals(), "forwarded once, no SIGKILL")
+		stepClock(relay, time.Second)
+		relay.Deliver(sig)
+		assert.Equal(t, []syscall.Signal{sig, syscall.SIGKILL}, target.signals(), "sent again later: a second one")
+		relay.Stop()
+	}
 }
 
 func TestDetachedTargetGetsNothing(t *testing.T) {
