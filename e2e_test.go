@@ -323,7 +323,7 @@ func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s", output())
 	}
-	assert.Equal(t, 130, c.ProcessState.ExitCode())
+	assert.Equal(t, 130, shellStatus(c.ProcessState))
 	assert.NotContains(t, output(), "attempt 2")
 	assertGone(t, pidsIn(t, pidfile))
 }
@@ -487,6 +487,16 @@ func procState(t *testing.T, pid int) string {
 	return rest[:1]
 }
 
+// shellStatus is a process's status as a shell's $? shows it: the exit
+// code, or 128+n for a process that signal n ended (retry ends by the
+// SIGINT that stopped it, so that a script stops too).
+func shellStatus(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
 // awaitExec waits until the process whose id is in pidfile runs program.
 func awaitExec(t *testing.T, pidfile, program string) {
 	t.Helper()
@@ -515,5 +525,5 @@ func TestCtrlCDuringAWaitInATerminalStopsRetry(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s", output())
 	}
-	assert.Equal(t, 130, c.ProcessState.ExitCode(), "retry has the terminal back between attempts")
+	assert.Equal(t, 130, shellStatus(c.ProcessState), "retry has the terminal back between attempts")
 }
