@@ -276,6 +276,11 @@ func layers(cmdline []string, deps Deps) (*layered, error) {
 		if len(fs.Args()) > 0 {
 			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Want: fmt.Sprintf("holds flags only, not the command word %q", fs.Args()[0])}
 		}
+		if fs.ArgsLenAtDash() >= 0 {
+			// Put before the command line, it would make the command
+			// line's flags the command.
+			return nil, &UsageError{Flag: "RETRY_OPTS", Value: raw, Want: `holds flags only, not "--": the command line gives it, before the command`}
+		}
 		fs.Visit(func(f *pflag.Flag) { l.sources[f.Name] = "RETRY_OPTS" })
 		if f := fs.Lookup("policy"); f.Changed {
 			name = f.Value.String()

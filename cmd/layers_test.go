@@ -253,6 +253,7 @@ func TestRetryOptsMistakesAreNamedAsItsOwn(t *testing.T) {
 		"--nope":        `retry: RETRY_OPTS: "--nope": --nope: unknown flag`,
 		"-n two":        `retry: RETRY_OPTS: "-n two": --attempts: "two"`,
 		"-n 2 curl":     `retry: RETRY_OPTS: "-n 2 curl": holds flags only, not the command word "curl"`,
+		"-d 5s --":      `retry: RETRY_OPTS: "-d 5s --": holds flags only, not "--": the command line gives it, before the command`,
 		"-c 'unclosed":  `retry: RETRY_OPTS: "-c 'unclosed": unbalanced quotes`,
 		"-n 2; rm -rf":  `";" is shell syntax; RETRY_OPTS holds flags only`,
 		"--version":     "RETRY_OPTS",
