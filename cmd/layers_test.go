@@ -270,6 +270,19 @@ func TestRetryOptsMistakesAreNamedAsItsOwn(t *testing.T) {
 	assert.Equal(t, 0, r.code, "a blank RETRY_OPTS is none: %s", r.stderr)
 }
 
+// -q and -v from two layers are not a mistake: the nearer wins, as for
+// every flag (a CI's RETRY_OPTS=-q, then -v on the command line to look
+// closer). Before, the run was refused with exit 125.
+func TestQuietAndVerboseFromTwoLayersTheNearerWins(t *testing.T) {
+	t.Parallel()
+	r := runFaked(t, fake(exits(1)), []string{"RETRY_OPTS=-q"}, "-v", "-n", "1", "--", "prog")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "retry: attempt 1/1: prog", "-v from the command line")
+	r = runFaked(t, fake(exits(1)), []string{"RETRY_OPTS=-v"}, "-q", "-n", "2", "--fast-delay", "1ms", "--", "prog")
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Len(t, r.lines(), 1, "-q from the command line keeps the give-up line only: %s", r.stderr)
+}
+
 // A mistake in a policy file names the file and the line.
 func TestPolicyFileMistakesNameTheFileAndLine(t *testing.T) {
 	for _, tc := range []struct {

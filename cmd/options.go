@@ -207,7 +207,16 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 		return Plan{}, &UsageError{Flag: "--jitter", Value: o.Jitter, Want: "want full, equal or none"}
 	}
 	if o.Quiet && o.Verbose {
-		return Plan{}, &UsageError{Flag: "--quiet", Want: "cannot be used with --verbose; pick one"}
+		// From two layers, the nearer wins (RETRY_OPTS=-q, then -v on the
+		// command line to look closer); from one, it is a mistake.
+		switch q, v := o.layer("quiet"), o.layer("verbose"); {
+		case q > v:
+			o.Verbose = false
+		case v > q:
+			o.Quiet = false
+		default:
+			return Plan{}, &UsageError{Flag: "--quiet", Want: "cannot be used with --verbose (both from " + o.from("quiet") + "); pick one"}
+		}
 	}
 	if o.Attempts == 0 && !o.Forever && o.Deadline == 0 && o.StopOnExit == "" && len(o.StopIf) == 0 {
 		return Plan{}, &UsageError{Flag: "--attempts", Value: "0", Want: "no attempt limit and no deadline would retry without end; give --deadline too (such as --deadline 10m) or a stop rule, or say --forever if you mean it"}

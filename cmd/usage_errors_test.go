@@ -54,7 +54,7 @@ func TestBadInputIsRefusedInOneLineNamingTheFlagAndNothingRuns(t *testing.T) {
 		{"env without a value", []string{"--env", "KEY"}, `retry: --env: "KEY": want KEY=VALUE`},
 		{"cwd that is no directory", []string{"--cwd", "/nonexistent/dir"}, `retry: --cwd: "/nonexistent/dir": not a directory; give an existing directory`},
 		{"unknown preset", []string{"--preset", "nosuchtool"}, `retry: --preset: "nosuchtool": `},
-		{"quiet and verbose", []string{"-q", "-v"}, "retry: --quiet: cannot be used with --verbose; pick one"},
+		{"quiet and verbose", []string{"-q", "-v"}, "retry: --quiet: cannot be used with --verbose (both from the command line); pick one"},
 		{"endless without a deadline", []string{"-n", "0"}, `retry: --attempts: "0": no attempt limit and no deadline would retry without end`},
 		{"hook must succeed without a hook", []string{"--on-retry-must-succeed"}, "retry: --on-retry-must-succeed: needs --on-retry CMD"},
 		{"shell without a string", []string{"--shell"}, "retry: --shell: needs -c STRING"},
