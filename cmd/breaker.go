@@ -25,7 +25,7 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		}
 		store, err := openStore(b.State, b.StateTimeout, deps)
 		if err != nil {
-			return &UsageError{Flag: "--state", Value: breaker.Redact(b.State), Err: err}
+			return stateError(b.State, deps.Env, err)
 		}
 		defer store.Close()
 		br, err := breaker.New(store, cfg, nil, nil)

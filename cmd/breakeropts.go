@@ -178,3 +178,16 @@ func homeDir() (string, error) {
 	}
 	return home, nil
 }
+
+// stateError is the error of a state store that could not be opened:
+// named by the --state given, else by RETRY_STATE, else as the default
+// (whose error says what to set).
+func stateError(spec string, env []string, err error) error {
+	switch fromEnv := lookupEnv(env, "RETRY_STATE"); {
+	case spec != "":
+		return &UsageError{Flag: "--state", Value: breaker.Redact(spec), Err: err}
+	case fromEnv != "":
+		return &UsageError{Flag: "RETRY_STATE", Value: breaker.Redact(fromEnv), Err: err}
+	}
+	return fmt.Errorf("state store: %w", err)
+}

@@ -367,7 +367,7 @@ func newTimingCommand(deps Deps) *cobra.Command {
 	with := func(f func(breaker.Store) error) error {
 		store, err := openStore(b.State, b.StateTimeout, deps)
 		if err != nil {
-			return &UsageError{Flag: "--state", Value: breaker.Redact(b.State), Err: err}
+			return stateError(b.State, deps.Env, err)
 		}
 		defer store.Close()
 		return f(store)
