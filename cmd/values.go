@@ -31,6 +31,9 @@ func ParseDuration(s string) (time.Duration, error) {
 		return withDays(days, rest)
 	}
 	d, err := time.ParseDuration(s)
+	if err != nil && inGoSyntax(s) {
+		return 0, errors.New("duration too long") // refused for its size alone
+	}
 	if err != nil {
 		return 0, errors.New("not a duration")
 	}
@@ -38,6 +41,38 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, errors.New("negative duration")
 	}
 	return d, nil
+}
+
+// inGoSyntax reports whether s is written as time.ParseDuration reads
+// durations: numbers, each with at most one dot, each followed by a
+// unit, with an optional "+" in front.
+func inGoSyntax(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	if s == "" {
+		return false
+	}
+	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	for s != "" {
+		i := 0
+		for i < len(s) && isNum(s[i]) {
+			i++
+		}
+		if i == 0 || strings.Count(s[:i], ".") > 1 || s[:i] == "." {
+			return false
+		}
+		s = s[i:]
+		j := 0
+		for j < len(s) && !isNum(s[j]) {
+			j++
+		}
+		switch s[:j] {
+		case "ns", "us", "µs", "μs", "ms", "s", "m", "h":
+		default:
+			return false
+		}
+		s = s[j:]
+	}
+	return true
 }
 
 // withDays reads a duration with a day suffix, as GNU timeout takes one:
