@@ -334,19 +334,8 @@ func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {
 // the attempt. Before, retry waited on, the shell never saw a stopped
 // job, and Ctrl-C went to a stopped group: the terminal hung.
 func TestCtrlZInATerminalSuspendsRetryAsAJobAndFgResumesIt(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash for an interactive shell with job control")
-	}
+	send, output, done := interactiveBash(t)
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	c := exec.Command(bash, "--norc", "--noprofile", "-i")
-	c.Env = append(cleanEnv(), "PS1=$ ", "TERM=dumb")
-	tty, output, done := ptyStart(t, c)
-	send := func(s string) {
-		t.Helper()
-		_, err := tty.Write([]byte(s))
-		require.NoError(t, err)
-	}
 	send(retryBin + ` -- sh -c 'echo $$ > "$0"; exec sleep 100' ` + pidfile + "\n")
 	awaitExec(t, pidfile, "sleep")
 	pid := pidsIn(t, pidfile)[0]
@@ -361,11 +350,7 @@ func TestCtrlZInATerminalSuspendsRetryAsAJobAndFgResumesIt(t *testing.T) {
 	assert.NotContains(t, output(), "received SIGINT", "not retry: it is not the foreground group")
 	assertGone(t, []int{pid})
 	send("exit\n")
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the shell did not exit; terminal:\n%s", output())
-	}
+	awaitDone(t, done, output)
 }
 
 // An attempt started in the background (retry … &) that reads the
@@ -373,19 +358,8 @@ func TestCtrlZInATerminalSuspendsRetryAsAJobAndFgResumesIt(t *testing.T) {
 // the job stopped, and fg gives the attempt the terminal to read. Before,
 // the shell showed the job running, and fg left the attempt stopped.
 func TestABackgroundAttemptReadingTheTerminalStopsTheJobUntilFg(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash for an interactive shell with job control")
-	}
+	send, output, done := interactiveBash(t)
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	c := exec.Command(bash, "--norc", "--noprofile", "-i")
-	c.Env = append(cleanEnv(), "PS1=$ ", "TERM=dumb")
-	tty, output, done := ptyStart(t, c)
-	send := func(s string) {
-		t.Helper()
-		_, err := tty.Write([]byte(s))
-		require.NoError(t, err)
-	}
 	send(retryBin + ` -- sh -c 'echo $$ > "$0"; read x; echo "got=$x"' ` + pidfile + " &\n")
 	pid := awaitPids(t, pidfile, 1)[0]
 	require.Eventually(t, func() bool { return procState(t, pid) == "T" }, 30*time.Second, 10*time.Millisecond, "reading the terminal from the background stops the attempt")
@@ -400,11 +374,7 @@ func TestABackgroundAttemptReadingTheTerminalStopsTheJobUntilFg(t *testing.T) {
 	send("hello\n")
 	awaitOutput(t, output, "got=hello")
 	send("exit\n")
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the shell did not exit; terminal:\n%s", output())
-	}
+	awaitDone(t, done, output)
 }
 
 // A program that cannot start on a terminal leaves the terminal with
@@ -469,6 +439,36 @@ func TestAnAttemptInAForegroundJobGetsTheTerminalWhenItReadsIt(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the script did not end; terminal:\n%s", output())
+	}
+}
+
+// interactiveBash starts bash as an interactive shell with job control on
+// a new pseudo-terminal, and returns a way to type into it, its output so
+// far, and a channel closed when it has exited. It skips without bash.
+func interactiveBash(t *testing.T) (send func(string), output func() string, done chan struct{}) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash for an interactive shell with job control")
+	}
+	c := exec.Command(bash, "--norc", "--noprofile", "-i")
+	c.Env = append(cleanEnv(), "PS1=$ ", "TERM=dumb")
+	tty, output, done := ptyStart(t, c)
+	send = func(s string) {
+		t.Helper()
+		_, err := tty.Write([]byte(s))
+		require.NoError(t, err)
+	}
+	return send, output, done
+}
+
+// awaitDone waits for the shell to exit, at most 30 seconds.
+func awaitDone(t *testing.T, done chan struct{}, output func() string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the shell did not exit; terminal:\n%s", output())
 	}
 }
 
