@@ -401,6 +401,9 @@ func TestAProgramThatCannotStartOnATerminalGivesItBack(t *testing.T) {
 // it. Before, each lent the terminal to its own attempt, the last one
 // kept it, and Ctrl-C stopped that attempt alone while the others ran on.
 func TestCtrlCStopsEveryRetryOfAParallelForegroundJob(t *testing.T) {
+	if help, _ := exec.Command("xargs", "--help").CombinedOutput(); !bytes.Contains(help, []byte("--open-tty")) {
+		t.Skip("no xargs -o (GNU findutils) to give the retries the terminal as stdin")
+	}
 	dir := t.TempDir()
 	script := filepath.Join(dir, "run.sh")
 	require.NoError(t, os.WriteFile(script, []byte(`printf '1\n2\n' | xargs -o -P 2 -I{} "$1" -- sh -c 'echo $$ > "$0"; exec sleep 30' "$2/pid{}"`+"\n"), 0o644))
