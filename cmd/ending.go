@@ -43,13 +43,12 @@ type ending struct {
 // success 0 (even when a forwarded signal arrived too late to matter);
 // stopped by signal n 128+n; the reader of stdout gone 141 (128+SIGPIPE);
 // a success on a cut input (reading stdin failed) or whose held output
-// could not be written 74; the fallback's own
-// code when one ran; deadline or timeout 124; circuit
-// open before anything ran 75; otherwise the last attempt's own code
-// (126/127 when it could not start, 128+n when it was killed by signal n).
-// The fallback runs when retry gave up (neither success, nor a signal,
-// nor a reader gone, nor a success on a cut input) and the run was not
-// cancelled.
+// could not be written 74; the fallback's own code when one ran; deadline
+// or timeout 124; circuit open before anything ran 75; otherwise the last
+// attempt's own code (126/127 when it could not start, 128+n when it was
+// killed by signal n). The fallback runs when retry gave up (neither
+// success, nor a signal, nor a reader gone, nor a success whose input was
+// cut or whose output was lost) and the run was not cancelled.
 func settle(e runEnd) ending {
 	res, last := e.res, e.res.Last()
 	downstreamClosed := res.Stop == runner.DownstreamClosed || e.brokenPipe

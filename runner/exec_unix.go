@@ -55,12 +55,12 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	stopWithRetry(attr, stop)
 	pidfd := askPidfd(attr)
 	tty, lent := -1, false
-	if fd, foreground, ok := controllingTerminal(c.Stdin); ok {
+	if fd, ok := controllingTerminal(c.Stdin); ok {
 		// The attempt gets the terminal at once only when retry is a job
 		// of its own, as a shell starts it: one of several processes of
 		// a foreground job (make -j, xargs -P, a script) lending it would
 		// take Ctrl-C from all the others, which then ran on.
-		tty, lent = fd, foreground && syscall.Getpgrp() == os.Getpid()
+		tty, lent = fd, syscall.Getpgrp() == os.Getpid() && foregroundIsOurs(fd)
 		attr.Foreground, attr.Ctty = lent, fd
 	}
 	pid, err := forkExec(path, c, attr)
@@ -490,17 +490,14 @@ func forward(r, w *os.File) error {
 }
 
 // controllingTerminal returns f's descriptor when f is our controlling
-// terminal, and whether our process group is its foreground group.
-func controllingTerminal(f *os.File) (fd int, foreground, ok bool) {
+// terminal.
+func controllingTerminal(f *os.File) (fd int, ok bool) {
 	if f == nil {
-		return 0, false, false
+		return 0, false
 	}
 	fd = int(f.Fd())
-	pgrp, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
-	if err != nil {
-		return 0, false, false
-	}
-	return fd, pgrp == syscall.Getpgrp(), true
+	_, err := unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+	return fd, err == nil
 }
 
 // waitAsAJob waits for our child pid, whose process group may use the
@@ -509,8 +506,9 @@ func controllingTerminal(f *os.File) (fd int, foreground, ok bool) {
 // SIGTTOU) while our own group has it, retry lends it the terminal and
 // continues it. When it stops otherwise (Ctrl-Z, SIGSTOP, or wanting the
 // terminal while our group is in the background), retry takes back the
-// terminal if it had lent it, and stops its own group with SIGTSTP, so that the shell that started retry sees the job
-// stopped and gets the terminal: without it, retry waited on, and the
+// terminal if it had lent it, and stops its own group with SIGTSTP, so
+// that the shell that started retry sees the job stopped and gets the
+// terminal: without it, retry waited on, and the
 // terminal stayed with a stopped group that Ctrl-C could not reach, or a
 // background attempt waited for input forever. Once continued (fg, or
 // bg), retry lends the terminal if its group has it, and continues the
@@ -582,7 +580,8 @@ func foregroundIsOurs(tty int) bool {
 }
 
 // lendTerminal makes process group pgid the terminal's foreground group,
-// as the child's start did.
+// as the child's start did. SIGTTOU is ignored for the call, as shells do:
+// retry may be in the background at that moment.
 func lendTerminal(fd, pgid int) {
 	signal.Ignore(syscall.SIGTTOU)
 	defer signal.Reset(syscall.SIGTTOU)
@@ -590,10 +589,5 @@ func lendTerminal(fd, pgid int) {
 }
 
 // reclaimTerminal makes our process group the terminal's foreground group
-// again. We are in the background at that moment, so SIGTTOU is ignored for
-// the call, as shells do.
-func reclaimTerminal(fd int) {
-	signal.Ignore(syscall.SIGTTOU)
-	defer signal.Reset(syscall.SIGTTOU)
-	_ = unix.IoctlSetPointerInt(fd, unix.TIOCSPGRP, syscall.Getpgrp())
-}
+// again.
+func reclaimTerminal(fd int) { lendTerminal(fd, syscall.Getpgrp()) }

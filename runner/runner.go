@@ -157,8 +157,9 @@ const (
 	StdoutNotHeld
 	// StdinReadFailed means an attempt succeeded on a cut input: reading
 	// stdin failed after it had read all that came before, so it was
-	// handed the end of its input there (Result.StdinLost says why). Its success is not the command's
-	// on the whole input, as the command would have seen the error itself.
+	// handed the end of its input there (Result.StdinLost says why). Its
+	// success is not the command's on the whole input, as the command
+	// would have seen the error itself.
 	StdinReadFailed
 )
 
