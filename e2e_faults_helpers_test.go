@@ -119,6 +119,16 @@ func exitStatus(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
+// requireDiedOf requires that the process ended by sig itself, as retry
+// does when a signal it caught and forwarded stopped it (signals.Die).
+func requireDiedOf(t *testing.T, ps *os.ProcessState, sig syscall.Signal, stderr string) {
+	t.Helper()
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	require.True(t, ok)
+	require.True(t, ws.Signaled(), "ended by %v, not %s; stderr:\n%s", sig, ps, stderr)
+	require.Equal(t, sig, ws.Signal(), stderr)
+}
+
 // fileRun is a retry whose stdout and stderr are files, so that nothing
 // an escaped grandchild holds open can keep the test waiting.
 type fileRun struct {

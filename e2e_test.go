@@ -168,7 +168,8 @@ func (s *started) await(t *testing.T, want string) {
 	}
 }
 
-// exit waits for the process to end and returns its exit code.
+// exit waits for the process to end and returns its status as a shell
+// reports it: 128+n for a death by signal n (exitStatus).
 func (s *started) exit(t *testing.T) int {
 	t.Helper()
 	select {
@@ -176,7 +177,7 @@ func (s *started) exit(t *testing.T) int {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("retry did not exit within 30s; output:\n%s", s.output())
 	}
-	return s.cmd.ProcessState.ExitCode()
+	return exitStatus(s.cmd.ProcessState)
 }
 
 func (s *started) output() string {
@@ -323,7 +324,7 @@ func TestCtrlCInATerminalStopsTheChildAndRetry(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s", output())
 	}
-	assert.Equal(t, 130, shellStatus(c.ProcessState))
+	assert.Equal(t, 130, exitStatus(c.ProcessState))
 	assert.NotContains(t, output(), "attempt 2")
 	assertGone(t, pidsIn(t, pidfile))
 }
@@ -490,16 +491,6 @@ func procState(t *testing.T, pid int) string {
 	return rest[:1]
 }
 
-// shellStatus is a process's status as a shell's $? shows it: the exit
-// code, or 128+n for a process that signal n ended (retry ends by the
-// SIGINT that stopped it, so that a script stops too).
-func shellStatus(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
-
 // awaitExec waits until the process whose id is in pidfile runs program.
 func awaitExec(t *testing.T, pidfile, program string) {
 	t.Helper()
@@ -528,5 +519,5 @@ func TestCtrlCDuringAWaitInATerminalStopsRetry(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("retry did not exit after Ctrl-C; terminal:\n%s", output())
 	}
-	assert.Equal(t, 130, shellStatus(c.ProcessState), "retry has the terminal back between attempts")
+	assert.Equal(t, 130, exitStatus(c.ProcessState), "retry has the terminal back between attempts")
 }

@@ -476,6 +476,12 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 		end = settle(e)
 	}
 	out.finish(ctx, o, plan, report.Ending{Result: res, Outcome: end.outcome, ExitCode: end.code})
+	if deps.Exits && e.interrupted != 0 && end.code == 128+int(e.interrupted) {
+		// Stopped by a signal, with everything said and written: end by
+		// it, so that a script running retry ends at Ctrl-C as it would
+		// without retry (signals.Die). Where it cannot, retry exits 128+n.
+		signals.Die(e.interrupted)
+	}
 	return end.code
 }
 
