@@ -150,9 +150,13 @@ func (*rewindStdin) close()                   {}
 
 // tape records a stream as attempts read it, so each attempt can read the
 // same input from its start. It reads from the source only when an attempt
-// has read everything recorded so far: never faster than the attempts
-// consume, plus a pipe's buffer. A child that never reads never blocks
-// retry, and an endless input is recorded only as far as an attempt read.
+// has read everything recorded so far. From a pipe (on Linux), for the
+// first preciseLimit bytes, it takes exactly what the attempts read and
+// leaves the rest in the pipe (peeker): a command that never reads stdin
+// takes none of it, as without retry, and the next reader gets it all.
+// Past that, or from anything else, it reads ahead of the attempt by a
+// chunk and a pipe's buffer. A child that never reads never blocks retry,
+// and an endless input is recorded only as far as an attempt read.
 //
 // Recording stops at max bytes, when the spool cannot take more (no
 // temporary directory, a full disk), and during an attempt that no other
@@ -160,9 +164,10 @@ func (*rewindStdin) close()                   {}
 // whole: what is read past the recording is handed to that attempt alone.
 // From then on lost says why no later attempt can be given the input.
 type tape struct {
-	src io.Reader
-	rec *spool
-	max int64 // record at most this many bytes; 0 means no limit
+	src  io.Reader
+	peek *peeker // src as a pipe whose waiting data can be looked at; nil if it is not one
+	rec  *spool
+	max  int64 // record at most this many bytes; 0 means no limit
 
 	mu      sync.Mutex
 	reading bool          // a read of src is under way
@@ -181,8 +186,14 @@ func newTape(src io.Reader, tempDir string, max int64) *tape {
 	if max > 0 {
 		memory = min(memory, max)
 	}
-	return &tape{src: src, rec: newSpool(int(memory), tempDir), max: max, grew: make(chan struct{})}
+	return &tape{src: src, peek: newPeeker(src), rec: newSpool(int(memory), tempDir), max: max, grew: make(chan struct{})}
 }
+
+// preciseLimit is how much of a piped stdin attempts are fed exactly as
+// they read it. Each page then takes a round trip through retry (some
+// 100 MB/s); a command that has read this much is a reader, whose last
+// read past what it needed costs what it would cost without retry.
+const preciseLimit = 64 << 10
 
 // forAttempt returns a pipe whose read end the attempt gets; a goroutine
 // feeds it the recording, then the rest of the stream, until the attempt
@@ -198,6 +209,12 @@ func (t *tape) forAttempt(last bool) (*os.File, func(), error) {
 		t.final = true
 		t.mu.Unlock()
 	}
+	var precise *peekFeed
+	t.mu.Lock()
+	if t.peek != nil && t.read < preciseLimit && !t.eof {
+		precise = t.peek.forPipe(r, w)
+	}
+	t.mu.Unlock()
 	stop := make(chan struct{})
 	fed := make(chan struct{})
 	var handed int64
@@ -205,12 +222,18 @@ func (t *tape) forAttempt(last bool) (*os.File, func(), error) {
 	go func() {
 		defer close(fed)
 		defer w.Close()
-		handed, cut = t.feed(w, stop)
+		handed, cut = t.feed(w, precise, stop)
 	}()
 	return r, func() {
 		close(stop) // stop waiting for more input
-		w.Close()   // wake a write blocked on a child that stopped reading
+		if precise != nil {
+			precise.ended()
+		}
+		w.Close() // wake a write blocked on a child that stopped reading
 		<-fed
+		if precise != nil {
+			precise.close()
+		}
 		// The attempt was handed the end of its input where reading
 		// failed; it read up to there if it left nothing in the pipe.
 		// With nothing handed, a command that never reads cannot be told
@@ -228,9 +251,10 @@ func (t *tape) forAttempt(last bool) (*os.File, func(), error) {
 
 // feed writes the tape to w from the start, then what is read past the
 // recording, reading more of the source as needed, until the source ends,
-// w fails or stop is closed. It returns how many bytes it wrote, and
-// whether it ended at a read error rather than the input's end.
-func (t *tape) feed(w io.Writer, stop <-chan struct{}) (handed int64, cut bool) {
+// w fails or stop is closed. With precise, the source is read only as far
+// as the attempt read it, until preciseLimit. It returns how many bytes it
+// wrote, and whether it ended at a read error rather than the input's end.
+func (t *tape) feed(w io.Writer, precise *peekFeed, stop <-chan struct{}) (handed int64, cut bool) {
 	buf := make([]byte, 32<<10)
 	var pos int64
 	for {
@@ -241,6 +265,25 @@ func (t *tape) feed(w io.Writer, stop <-chan struct{}) (handed int64, cut bool) 
 			}
 			pos += int64(n)
 			handed += int64(n)
+			continue
+		}
+		if precise != nil {
+			taken, done, eof, err := precise.next(buf)
+			t.mu.Lock()
+			t.read += int64(len(taken))
+			pos += int64(len(taken) - len(t.record(taken))) // already handed over
+			handed += int64(len(taken))
+			t.eof = t.eof || eof
+			bulk := err != nil || t.read >= preciseLimit
+			t.mu.Unlock()
+			switch {
+			case done, eof:
+				return handed, false
+			case bulk:
+				// Read ahead from here on, as for any other input.
+				precise.widen()
+				precise = nil
+			}
 			continue
 		}
 		live, grew, eof := t.demand(pos)
