@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"time"
 
@@ -101,7 +102,8 @@ func (b *breakerOptions) bindTunables(fs *pflag.FlagSet) {
 func (b *breakerOptions) config() (breaker.Config, error) {
 	c := breaker.Default()
 	switch {
-	case b.Ratio <= 0 || b.Ratio > 1:
+	// Written so that NaN, which every comparison fails, is refused too.
+	case !(b.Ratio > 0 && b.Ratio <= 1):
 		return c, &UsageError{Flag: "--breaker-ratio", Value: fmt.Sprint(b.Ratio), Want: "want a share above 0 and at most 1, such as 0.5"}
 	case b.Min < 1:
 		return c, &UsageError{Flag: "--breaker-min", Value: fmt.Sprint(b.Min), Want: "want 1 or more"}
@@ -113,10 +115,10 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 		return c, &UsageError{Flag: "--breaker-cooldown", Value: b.Cooldown.String(), Want: "want a duration above 0, such as 10s"}
 	case b.FirstCooldown <= 0:
 		return c, &UsageError{Flag: "--breaker-first-cooldown", Value: b.FirstCooldown.String(), Want: "want a duration above 0, such as 1s"}
-	case b.Tokens <= 0:
-		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a number above 0, such as 10"}
-	case b.TokenPct < 0:
-		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want 0 or more, such as 0.1"}
+	case !(b.Tokens > 0) || math.IsInf(b.Tokens, 1):
+		return c, &UsageError{Flag: "--budget-tokens", Value: fmt.Sprint(b.Tokens), Want: "want a finite number above 0, such as 10"}
+	case !(b.TokenPct >= 0) || math.IsInf(b.TokenPct, 1):
+		return c, &UsageError{Flag: "--budget-ratio", Value: fmt.Sprint(b.TokenPct), Want: "want a finite number, 0 or more, such as 0.1"}
 	case b.WhenOpen != "auto" && b.WhenOpen != "wait" && b.WhenOpen != "fail":
 		return c, &UsageError{Flag: "--when-open", Value: b.WhenOpen, Want: "want auto, wait or fail"}
 	}

@@ -211,6 +211,30 @@ func splitOpts(s string) ([]string, error) {
 	return splitWords("RETRY_OPTS", s, "RETRY_OPTS holds flags only", nil)
 }
 
+// unquotedParen returns the first parenthesis of s outside quotes and not
+// escaped, or "": the parser refuses one as it refuses an unclosed quote.
+func unquotedParen(s string) string {
+	var quote rune
+	escaped := false
+	for _, r := range s {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '(' || r == ')':
+			return string(r)
+		}
+	}
+	return ""
+}
+
 // splitWords splits s into words as a shell would (quotes, backslashes)
 // without running a shell: a parser instance with command substitution
 // off, and variables off unless getenv is given to look them up. Shell
@@ -226,6 +250,9 @@ func splitWords(source, s, instead string, getenv func(string) string) ([]string
 	p.ParseEnv, p.ParseBacktick, p.Getenv = getenv != nil, false, getenv
 	words, err := p.Parse(s)
 	if err != nil {
+		if op := unquotedParen(s); op != "" {
+			return nil, &UsageError{Flag: source, Value: s, Want: fmt.Sprintf("%q is shell syntax; quote the word that holds it", op)}
+		}
 		return nil, &UsageError{Flag: source, Value: s, Want: "unbalanced quotes or a trailing backslash; close every quote"}
 	}
 	if p.Position >= 0 {

@@ -250,14 +250,18 @@ attempts = 6
 func TestRetryOptsMistakesAreNamedAsItsOwn(t *testing.T) {
 	t.Parallel()
 	for opts, says := range map[string]string{
-		"--nope":        `retry: RETRY_OPTS: "--nope": --nope: unknown flag`,
-		"-n two":        `retry: RETRY_OPTS: "-n two": --attempts: "two"`,
-		"-n 2 curl":     `retry: RETRY_OPTS: "-n 2 curl": holds flags only, not the command word "curl"`,
-		"-d 5s --":      `retry: RETRY_OPTS: "-d 5s --": holds flags only, not "--": the command line gives it, before the command`,
-		"-c 'unclosed":  `retry: RETRY_OPTS: "-c 'unclosed": unbalanced quotes`,
-		"-n 2; rm -rf":  `";" is shell syntax; RETRY_OPTS holds flags only`,
-		"--version":     "RETRY_OPTS",
-		"-p nosuchname": `retry: --policy: "nosuchname": no such policy`,
+		"--nope":                 `retry: RETRY_OPTS: "--nope": --nope: unknown flag`,
+		"-n two":                 `retry: RETRY_OPTS: "-n two": --attempts: "two"`,
+		"-n 2 curl":              `retry: RETRY_OPTS: "-n 2 curl": holds flags only, not the command word "curl"`,
+		"-d 5s --":               `retry: RETRY_OPTS: "-d 5s --": holds flags only, not "--": the command line gives it, before the command`,
+		"-c 'unclosed":           `retry: RETRY_OPTS: "-c 'unclosed": unbalanced quotes`,
+		"-n 2; rm -rf":           `";" is shell syntax; RETRY_OPTS holds flags only`,
+		"--version":              "RETRY_OPTS",
+		"-p nosuchname":          `retry: --policy: "nosuchname": no such policy`,
+		"--stdout bufer":         `retry: RETRY_OPTS: --stdout: "bufer": want pass or buffer`,
+		"--retry-if (x":          `retry: RETRY_OPTS: "--retry-if (x": "(" is shell syntax; quote the word that holds it`,
+		"--retry-if '(x'":        `retry: RETRY_OPTS: --retry-if: "(x": missing closing )`,
+		"--cwd /nonexistent/dir": `retry: RETRY_OPTS: --cwd: "/nonexistent/dir": not a directory`,
 	} {
 		f := fake(exits(0))
 		r := runFaked(t, f, []string{"RETRY_OPTS=" + opts}, "--", "prog")

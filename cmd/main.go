@@ -374,7 +374,7 @@ was stopped by signal n. See docs/exit-codes.md.`,
 			o.sources = sources
 			plan, err := o.plan(args, deps.Env)
 			if err != nil {
-				return err
+				return o.attributed(err)
 			}
 			steptrace.Mark("plan")
 			// Before the signals are caught: one caught now would be

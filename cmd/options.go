@@ -351,6 +351,24 @@ func (o *Options) from(flag string) string {
 	}
 }
 
+// attributed names where a refused value came from when that was not the
+// command line: "RETRY_OPTS: --stdout: ..." or "policy ci (.retry.toml):
+// --retry-if: ...", so that the user looks in the right place.
+func (o *Options) attributed(err error) error {
+	ue, ok := err.(*UsageError)
+	if !ok || !strings.HasPrefix(ue.Flag, "--") {
+		return err
+	}
+	switch src := o.sources[strings.TrimPrefix(ue.Flag, "--")]; src {
+	case "", "command line":
+		return err
+	default:
+		named := *ue
+		named.Flag = src + ": " + ue.Flag
+		return &named
+	}
+}
+
 // layer ranks the layer that set flag: 3 the command line, 2 RETRY_OPTS,
 // 1 a policy, 0 the built-in default.
 func (o *Options) layer(flag string) int {

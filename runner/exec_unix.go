@@ -39,7 +39,8 @@ func (Exec) Start(_ context.Context, c Command) (Process, error) {
 	}
 	if err != nil {
 		kind := exitcodes.ProgramMissing
-		if errors.Is(err, fs.ErrPermission) {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR) {
+			// There, but not a program it may run: 126, as a shell says.
 			kind = exitcodes.ProgramNotExecutable
 		}
 		return nil, &StartError{Program: c.Args[0], Kind: kind, Err: err}

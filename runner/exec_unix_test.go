@@ -62,6 +62,17 @@ func TestExecGivesANilStreamDevNull(t *testing.T) {
 	assert.Equal(t, "done\n", out, "stdin read as empty")
 }
 
+// A directory named as the command is there but cannot be run: 126, as
+// bash exits for `bash -c /tmp`; it was 127, as for a missing program.
+func TestADirectoryAsTheCommandCannotBeExecuted(t *testing.T) {
+	t.Parallel()
+	_, err := Exec{}.Start(context.Background(), Command{Args: []string{t.TempDir()}})
+	var se *StartError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, exitcodes.ProgramNotExecutable, se.Kind)
+	assert.ErrorIs(t, se.Err, syscall.EISDIR)
+}
+
 func TestExecFailureReadsAsOsExecs(t *testing.T) {
 	dir := t.TempDir()
 	script := writeExecutable(t, dir, "script", "#!/nonexistent/interpreter\n")
