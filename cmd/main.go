@@ -414,6 +414,13 @@ was stopped by signal n. See docs/exit-codes.md.`,
 			registerCompletions(c, deps)
 		}
 	}
+	// cobra's completion command only groups one per shell: a shell it
+	// does not know (`retry completion zhs > _retry`) would print its help
+	// into the file and exit 0.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c != root {
+		c.Args, c.RunE = cobra.ArbitraryArgs, unknownSubcommand
+	}
 	return root
 }
 

@@ -48,17 +48,35 @@ came from.`,
 			if plan.Learn != nil {
 				plan.Learn.shown, plan.Timeout = planTimeout(c.Context(), &o, plan, deps)
 			}
-			writePlan(c.OutOrStdout(), &o, plan, len(args) > 0)
+			out := &stickyWriter{w: c.OutOrStdout()}
+			writePlan(out, &o, plan, len(args) > 0)
 			if o.Verbose {
-				writeSources(c.OutOrStdout(), c, *sources)
+				writeSources(out, c, *sources)
 			}
-			return nil
+			return out.err
 		},
 	}
 	c.Flags().SetInterspersed(false)
 	c.Flags().SortFlags = false
 	o.bind(c.Flags())
 	return c
+}
+
+// stickyWriter keeps the first error writing to w and writes nothing
+// after it, so that a listing written line by line fails as a whole
+// (`retry plan > /dev/full` exited 0 with nothing written).
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }
 
 // planRow is one attempt of the schedule.
