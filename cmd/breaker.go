@@ -94,6 +94,16 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return with(func(br *breaker.Breaker) error {
+				// A key no run has used is most likely a typo: say so,
+				// rather than report a reset of nothing.
+				s, err := br.Status(c.Context(), args[0])
+				if err != nil {
+					return fmt.Errorf("reset %q: %w", args[0], err)
+				}
+				if !s.Recorded {
+					fmt.Fprintf(c.ErrOrStderr(), "retry: circuit %q has no record (no run has used this key, or its record expired): nothing to reset; retry breaker list shows the keys\n", args[0])
+					return nil
+				}
 				if err := br.Reset(c.Context(), args[0]); err != nil {
 					return fmt.Errorf("reset %q: %w", args[0], err)
 				}
