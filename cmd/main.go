@@ -446,6 +446,10 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	defer out.stop()
 	steptrace.Mark("outputs")
 	cfg := runConfig(deps, o, plan, relay, out)
+	// One input for the attempts and the --fallback command after them.
+	input := runner.NewInput(cfg, len(plan.Fallback) > 0)
+	defer input.Close()
+	cfg.Input = input
 
 	if o.Breaker.Key != "" {
 		out.breaker = &report.Breaker{Key: o.Breaker.Key, WhenOpen: "fail"}
@@ -477,6 +481,9 @@ func run(ctx context.Context, deps Deps, relay *signals.Relay, o *Options, plan 
 	e.res, e.cancelled = res, ctx.Err() != nil
 	end := settle(e)
 	if end.fallback {
+		if lost := input.Unreplayable(); lost != nil {
+			warn("the --fallback command gets no stdin: %v", lost)
+		}
 		exit, err := runner.RunOnce(ctx, cfg, plan.Fallback)
 		out.fellBack(exit, err)
 		e.fellBack, e.interrupted = &exit, relay.Received()

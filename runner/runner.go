@@ -43,6 +43,11 @@ type Config struct {
 	// bytes; 0 means no cap. Past it the attempt reading the stream
 	// still gets all of it, but no later attempt can.
 	StdinMax int64
+	// Input, when set, is the input made from the fields above by
+	// NewInput, which the caller closes: Run's attempts and then RunOnce's
+	// command read it, so a --fallback gets what the attempts got. Unset,
+	// Run makes its own and RunOnce gives no stdin.
+	Input *Input
 	// NewScan, when set, makes each attempt's stderr (and stdout, with
 	// ScanStdout) go through a pipe, or a pseudo-terminal when our stderr
 	// is a terminal, and returns the scanner that sees its lines. The
@@ -350,8 +355,12 @@ func Run(ctx context.Context, cfg Config) Result {
 	}
 	defer reapOrphans(r.ours.has)()
 	steptrace.Mark("reaper")
-	r.stdin = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax)
-	defer r.stdin.close()
+	if cfg.Input != nil {
+		r.stdin = cfg.Input
+	} else {
+		r.stdin = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax)
+		defer r.stdin.close()
+	}
 	steptrace.Mark("stdin")
 	res := r.loop(ctx)
 	res.Start = r.start
@@ -581,10 +590,16 @@ func RunOnce(ctx context.Context, cfg Config, args []string) (exitcodes.Exit, er
 		r.cfg.Starter = Exec{}
 	}
 	defer reapOrphans(r.ours.has)()
+	stdin, done, err := cfg.Input.forLast()
+	if err != nil {
+		return exitcodes.Exit{}, err
+	}
+	defer done()
 	ended, _, err := r.execute(ctx, Command{
 		Args:      args,
 		Env:       cfg.Env,
 		Dir:       cfg.Dir,
+		Stdin:     stdin,
 		Stdout:    cfg.Stdout,
 		Stderr:    cfg.Stderr,
 		Signal:    cfg.Signal,

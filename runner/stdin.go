@@ -27,6 +27,51 @@ const (
 	StdinNull
 )
 
+// Input is retry's stdin as commands get it, made once for a run so that
+// the --fallback command reads what the attempts read (Config.Input).
+type Input struct {
+	src stdinSource
+	// again says that a command follows the attempts (forLast): even the
+	// last attempt records what it reads.
+	again bool
+}
+
+// NewInput makes the input that cfg's Stdin, StdinMode, TempDir and
+// StdinMax describe; again says that a --fallback command will read it
+// after the attempts. Close it when the run and its fallback are over.
+func NewInput(cfg Config, again bool) *Input {
+	return &Input{src: newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax), again: again}
+}
+
+// forAttempt returns an attempt's stdin (see stdinSource); last is
+// ignored when a command reads the input again after the attempts.
+func (in *Input) forAttempt(last bool) (*os.File, func(), error) {
+	return in.src.forAttempt(last && !in.again)
+}
+
+// Close releases what the input holds (a recording's spool).
+func (in *Input) Close() { in.src.close() }
+
+// close is Close as a stdinSource: Run leaves that to its caller.
+func (in *Input) close() {}
+
+func (in *Input) unreplayable() *StdinLost { return in.src.unreplayable() }
+
+// forLast returns the stdin of a command that no attempt follows, and the
+// function to call when it has ended: the whole input again, as the
+// attempts had it; no stdin (nil) when there is no input or it can no
+// longer be given whole (Unreplayable says why).
+func (in *Input) forLast() (*os.File, func(), error) {
+	if in == nil || in.src.unreplayable() != nil {
+		return nil, func() {}, nil
+	}
+	return in.src.forAttempt(true)
+}
+
+// Unreplayable says why a command after the attempts cannot be given the
+// whole input, or nil when it can.
+func (in *Input) Unreplayable() *StdinLost { return in.src.unreplayable() }
+
 // stdinSource prepares each attempt's stdin.
 type stdinSource interface {
 	// forAttempt returns the file to hand the attempt and a function to
