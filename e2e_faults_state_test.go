@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -322,4 +323,27 @@ func TestSlowRedisNeverMakesRetryHangAndLeavesWholeState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A lock of the state store held by a stuck process kept a run with
+// --deadline 1s for the store's whole 5 s timeout after its command had
+// succeeded. The wait is now bounded by the deadline and a grace of half a
+// second.
+func TestAStuckStateLockDoesNotKeepARunPastItsDeadline(t *testing.T) {
+	t.Parallel()
+	state := filepath.Join(t.TempDir(), "state")
+	r := runRetry(t, "", nil, nil, "--state", state, "--breaker", "k", "--", "true")
+	require.Equal(t, 0, r.code, r.stderr)
+	locks, err := filepath.Glob(filepath.Join(state, "*.lock"))
+	require.NoError(t, err)
+	require.NotEmpty(t, locks)
+	for _, l := range locks {
+		held := flock.New(l)
+		require.NoError(t, held.Lock())
+		t.Cleanup(func() { _ = held.Unlock() })
+	}
+	r = runRetry(t, "", nil, nil, "--state", state, "--breaker", "k", "--deadline", "1s", "--", "true")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "still held by another process")
+	assert.Less(t, r.elapsed, 4*time.Second, "bounded by the deadline, not by the 5 s state timeout; stderr:\n%s", r.stderr)
 }

@@ -118,7 +118,7 @@ func (s *fileStore) lock(ctx context.Context, name string) (unlock func(), err e
 	if err := s.checkDir(); err != nil {
 		return nil, err
 	}
-	return statefile.Lock(ctx, s.path(lockFile(name)), 0o600, s.timeout)
+	return statefile.Lock(ctx, s.path(lockFile(name)), 0o600, lockWait(ctx, s.timeout))
 }
 
 // Update runs one read-modify-write under the lock.

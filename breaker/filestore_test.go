@@ -369,3 +369,26 @@ func TestStoreRefusesAFIFOLockFileWithoutHanging(t *testing.T) {
 		t.Fatal("the update hangs opening a FIFO planted as its lock file")
 	}
 }
+
+// A run with a deadline bounds the wait for a lock by it (WaitUntil), so
+// that a stuck holder cannot keep the run the store's whole timeout past
+// its deadline.
+func TestALockIsWaitedForNoLongerThanWaitUntilAllows(t *testing.T) {
+	t.Parallel()
+	s, dir := openTestFiles(t, time.Minute)
+	held := flock.New(filepath.Join(dir, lockFile(recordFile(Circuit, "k"))))
+	require.NoError(t, held.Lock())
+	t.Cleanup(func() { _ = held.Unlock() })
+	ctx := WaitUntil(context.Background(), time.Now().Add(200*time.Millisecond))
+
+	start := time.Now()
+	err := s.Update(ctx, Circuit, "k", time.Hour, func([]byte) ([]byte, error) { return []byte("x"), nil })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "still held by another process")
+	assert.Less(t, time.Since(start), 30*time.Second, "the bound, not the store's minute")
+
+	start = time.Now()
+	_, _, err = s.Claim(WaitUntil(context.Background(), time.Now().Add(-time.Second)), "k", 1, t0, time.Minute)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "a bound already passed: no wait at all")
+	assert.Less(t, time.Since(start), 30*time.Second)
+}

@@ -108,6 +108,26 @@ func OpenStore(spec string, opts Options) (Store, error) {
 	return openFiles(spec, cmp.Or(max(opts.Timeout, 0), DefaultFileTimeout))
 }
 
+type waitUntilKey struct{}
+
+// WaitUntil returns ctx with a bound on how long an operation of a file
+// store waits for a lock that another process holds: until t at most, and
+// never longer than the store's own timeout. A run with a deadline gives
+// its deadline (and a grace), so that a stuck holder of a lock cannot keep
+// it that timeout past its deadline.
+func WaitUntil(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, waitUntilKey{}, t)
+}
+
+// lockWait is how long to wait for a lock: timeout, cut to what ctx's
+// WaitUntil leaves.
+func lockWait(ctx context.Context, timeout time.Duration) time.Duration {
+	if until, ok := ctx.Value(waitUntilKey{}).(time.Time); ok {
+		return max(min(timeout, time.Until(until)), 0)
+	}
+	return timeout
+}
+
 // IsRedis reports whether spec names Redis state: redis:// or rediss://.
 func IsRedis(spec string) bool {
 	scheme, _, ok := strings.Cut(spec, "://")
