@@ -87,6 +87,9 @@ func readPolicyFile(path string) (*policyFile, error) {
 	if err != nil {
 		return nil, &UsageError{Flag: "--policy", Value: path, Err: err}
 	}
+	// A byte order mark, which Windows editors write at the start of a
+	// UTF-8 file, is no TOML: the parser would refuse the first key.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		var de *toml.DecodeError

@@ -309,3 +309,14 @@ func TestPolicyFileMistakesNameTheFileAndLine(t *testing.T) {
 		})
 	}
 }
+
+// A policy file saved by a Windows editor starts with a byte order mark;
+// it is read as the same file without it (before: "invalid character at
+// start of key").
+func TestAPolicyFileWithAByteOrderMarkIsRead(t *testing.T) {
+	t.Chdir(project(t, "\xef\xbb\xbf[policies.ci]\nattempts = 2\nfast-delay = \"1ms\"\n"))
+	f := fake(exits(1), exits(0))
+	r := runFaked(t, f, nil, "-p", "ci", "--", "prog")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, f.commands(), 2, "the policy's two attempts")
+}

@@ -102,6 +102,18 @@ func TestMistypedSubcommandThatIsNoProgramSaysWhichWasMeant(t *testing.T) {
 	assert.NotContains(t, r.stderr, "did you mean")
 }
 
+// A flag typed with an en or em dash, as editors and chats put in place of
+// -- and -, is no flag: it is run as the command, which is not found. The
+// message says which flag was meant (before: only "not found").
+func TestAFlagTypedWithATypographicDashSaysWhichFlagWasMeant(t *testing.T) {
+	t.Parallel()
+	for typed, meant := range map[string]string{"\u2014deadline": "--deadline", "\u2013deadline": "--deadline", "\u2013n": "-n", "\u2212\u2212quiet": "--quiet"} {
+		r := runMain(t, nil, typed, "10s", "--", "true")
+		assert.Equal(t, 127, r.code, "not found, as any command: %s", typed)
+		assert.Contains(t, r.stderr, "it starts with a typographic dash, not a flag's -: did you mean "+meant+"?", typed)
+	}
+}
+
 func TestAShellBuiltinAsTheCommandSaysToRunTheLineInAShell(t *testing.T) {
 	t.Parallel()
 	for _, builtin := range []string{"cd", "source", "export", "set", "[["} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -496,6 +497,12 @@ func (o *Options) classifier(argv []string) (*exitcodes.Classifier, error) {
 		{"--stop-if", o.StopIf, &cfg.StopIf},
 		{"--retry-after", o.RetryAfter, &cfg.RetryAfter},
 	} {
+		if slices.Contains(f.patterns, "") {
+			// Most likely an unset variable (--retry-if "$PATTERN"): an
+			// empty pattern matches every line, and turns --retry-if
+			// into an allow-list that a failure without output misses.
+			return nil, &UsageError{Flag: f.flag, Value: "", Want: "an empty pattern matches every line; give a pattern, or leave the flag out"}
+		}
 		if *f.into, err = exitcodes.CompilePatterns(f.patterns); err != nil {
 			return nil, patternError(f.flag, err)
 		}

@@ -7,8 +7,10 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -144,7 +146,9 @@ func (s notFoundHint) Start(ctx context.Context, c runner.Command) (runner.Proce
 		return p, err
 	}
 	var hint string
-	if sub := closest(s.program, subcommandNames()); sub != "" {
+	if name, ok := typographicFlag(s.program); ok {
+		hint = fmt.Sprintf("it starts with a typographic dash, not a flag's -: did you mean -%s?", name)
+	} else if sub := closest(s.program, subcommandNames()); sub != "" {
 		hint = "did you mean retry " + sub + "?"
 	} else if shellOnly(s.program) {
 		hint = s.program + " is part of the shell, not a program: give retry the whole line with --shell -c '…'"
@@ -152,6 +156,21 @@ func (s notFoundHint) Start(ctx context.Context, c runner.Command) (runner.Proce
 		return p, err
 	}
 	return p, &runner.StartError{Program: se.Program, Kind: se.Kind, Err: &didYouMean{err: se.Err, hint: hint}}
+}
+
+// typographicFlag reports whether word is a flag typed with a dash that
+// an editor or a chat put in place of - or -- (an en or em dash, a minus
+// sign: "—deadline", "–n"), and returns it with one hyphen for each such
+// dash taken off, and the second hyphen of a long flag: "-deadline", "n".
+func typographicFlag(word string) (string, bool) {
+	rest := strings.TrimLeft(word, "\u2013\u2014\u2212")
+	if rest == word || rest == "" || strings.HasPrefix(rest, "-") {
+		return "", false
+	}
+	if utf8.RuneCountInString(rest) > 1 {
+		return "-" + rest, true
+	}
+	return rest, true
 }
 
 // shellOnly reports whether name is a shell builtin or keyword (bash's

@@ -46,6 +46,8 @@ func TestBadInputIsRefusedInOneLineNamingTheFlagAndNothingRuns(t *testing.T) {
 		{"drop-failed-output without buffer", []string{"--drop-failed-output"}, "retry: --drop-failed-output: only applies with --stdout buffer"},
 		{"bad when-open", []string{"--when-open", "sometimes"}, `retry: --when-open: "sometimes": want auto, wait or fail`},
 		{"bad breaker ratio", []string{"--breaker-ratio", "2"}, `retry: --breaker-ratio: "2": want a share above 0 and at most 1`},
+		{"empty retry-if", []string{"--retry-if", ""}, `retry: --retry-if: an empty pattern matches every line; give a pattern, or leave the flag out`},
+		{"empty stop-if", []string{"--stop-if", ""}, `retry: --stop-if: an empty pattern`},
 		{"breaker ratio NaN", []string{"--breaker-ratio", "NaN"}, `retry: --breaker-ratio: "NaN": want a share above 0 and at most 1`},
 		{"budget tokens NaN", []string{"--budget-tokens", "NaN"}, `retry: --budget-tokens: "NaN": want a finite number above 0`},
 		{"budget tokens Inf", []string{"--budget-tokens", "Inf"}, `retry: --budget-tokens: "+Inf": want a finite number above 0`},
