@@ -472,3 +472,32 @@ func TestRetryStoppedByASignalEndsByIt(t *testing.T) {
 		})
 	}
 }
+
+// SIGUSR1 and SIGUSR2 sent to retry reach the running attempt, which takes
+// them to reopen its logs or report progress, and stop nothing: before,
+// Go's runtime caught them and did nothing, so `docker kill --signal USR1`
+// on a container whose entrypoint is retry reached no one.
+func TestUserSignalsArePassedOnToTheAttemptWithoutStoppingTheRun(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGUSR1, syscall.SIGUSR2} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			got := filepath.Join(dir, "got")
+			script := `trap 'echo got > "$0/got"' USR1 USR2; echo $$ > "$0/pid"; while [ ! -s "$0/got" ]; do sleep 0.02; done; exit 3`
+			r := startToFiles(t, nil, "-n", "1", "--", "sh", "-c", script, dir)
+			pid := awaitPids(t, filepath.Join(dir, "pid"), 1)[0]
+			killOnCleanup(t, pid)
+			// Caught from the attempt's start on, beside it: send until
+			// it arrives.
+			require.Eventually(t, func() bool {
+				_ = r.cmd.Process.Signal(sig)
+				_, err := os.Stat(got)
+				return err == nil
+			}, eventLimit, 20*time.Millisecond, "the attempt never got %v", sig)
+			res := r.wait(t)
+			assert.Equal(t, 3, res.code, "the attempt's own ending, not a stop by the signal; stderr:\n%s", res.stderr)
+			assert.NotContains(t, res.stderr, "received")
+		})
+	}
+}

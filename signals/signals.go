@@ -33,6 +33,10 @@ import (
 // far more than the microseconds between timeout(1)'s two kills.
 const sameInstant = 100 * time.Millisecond
 
+// passDelay is how long the first attempt runs before the PassedOn signals
+// are caught; one sent sooner is dropped, as Go's runtime drops it.
+const passDelay = 50 * time.Millisecond
+
 // Handled returns the signals that retry catches and forwards.
 func Handled() []os.Signal {
 	return []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
@@ -43,6 +47,15 @@ func Handled() []os.Signal {
 // which changes what counts as ignored.
 func Catchable() []os.Signal {
 	return slices.DeleteFunc(Handled(), signal.Ignored)
+}
+
+// PassedOn returns the signals that retry forwards to the running attempt
+// (from passDelay into the first one on) without stopping anything: SIGUSR1 and SIGUSR2, which programs take to
+// reopen their logs or report progress (dd, nginx, gunicorn), and which a
+// container's entrypoint must pass on (docker kill --signal USR1). Go's
+// runtime would otherwise catch them and do nothing.
+func PassedOn() []os.Signal {
+	return []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2}
 }
 
 // Target is what a signal is forwarded to: in practice the process group
@@ -58,6 +71,15 @@ type Relay struct {
 	done   chan struct{}
 
 	sigs []os.Signal // the signals caught
+
+	// pass are the PassedOn signals not ignored at the start, caught from
+	// the first Attach on (passing starts once); passCh receives them
+	// until Stop (passStopped).
+	pass        []os.Signal
+	passing     sync.Once
+	passTimer   *time.Timer
+	passCh      chan os.Signal
+	passStopped bool
 
 	mu       sync.Mutex
 	first    syscall.Signal
@@ -83,6 +105,7 @@ func Listen(parent context.Context, sigs []os.Signal) (context.Context, *Relay) 
 	ctx, cancel := context.WithCancel(parent)
 	r := &Relay{
 		sigs:   sigs,
+		pass:   slices.DeleteFunc(PassedOn(), signal.Ignored),
 		cancel: cancel,
 		ch:     make(chan os.Signal, 8),
 		done:   make(chan struct{}),
@@ -133,6 +156,16 @@ func (r *Relay) Deliver(sig syscall.Signal) {
 func (r *Relay) Attach(t Target) (detach func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Caught once an attempt has run for passDelay, as the orphan reaper
+	// starts: catching costs a round trip to the runtime's signal thread
+	// per signal, 0.02 of a start's time beside `retry -- true` (which
+	// ends first and so pays nothing), and before an attempt there is no
+	// one to pass them to.
+	r.passing.Do(func() {
+		if !r.passStopped {
+			r.passTimer = time.AfterFunc(passDelay, r.passOn)
+		}
+	})
 	r.target = t
 	if r.received > 0 {
 		_ = t.Signal(r.first)
@@ -146,6 +179,32 @@ func (r *Relay) Attach(t Target) (detach func()) {
 		if r.target == t {
 			r.target = nil
 		}
+	}
+}
+
+// passOn catches the PassedOn signals and forwards each to the target
+// attached when it arrives; with none attached (between attempts) it is
+// dropped, as Go's runtime drops it.
+func (r *Relay) passOn() {
+	if len(r.pass) == 0 {
+		return
+	}
+	ch := make(chan os.Signal, 8)
+	r.mu.Lock()
+	if r.passStopped {
+		r.mu.Unlock()
+		return
+	}
+	r.passCh = ch
+	signal.Notify(ch, r.pass...)
+	r.mu.Unlock()
+	for s := range ch {
+		sig, ok := s.(syscall.Signal)
+		r.mu.Lock()
+		if t := r.target; ok && t != nil {
+			_ = t.Signal(sig)
+		}
+		r.mu.Unlock()
 	}
 }
 
@@ -168,6 +227,16 @@ func (r *Relay) Received() syscall.Signal {
 // leave one: it marks the signal unhandled before it installs SIG_IGN, and
 // a signal landing in between takes its default action.)
 func (r *Relay) Stop() {
+	r.mu.Lock()
+	r.passStopped = true
+	if r.passTimer != nil {
+		r.passTimer.Stop()
+	}
+	if r.passCh != nil {
+		signal.Stop(r.passCh)
+		close(r.passCh)
+	}
+	r.mu.Unlock()
 	keep := make(chan os.Signal, 1)
 	signal.Notify(keep, r.sigs...)
 	signal.Stop(r.ch)

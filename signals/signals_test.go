@@ -162,3 +162,20 @@ func TestStopRightAfterListenLeavesNothingCaught(t *testing.T) {
 		t.Fatal("SIGHUP was not delivered")
 	}
 }
+
+// SIGUSR1 and SIGUSR2 go to the attached target from the first Attach on,
+// and neither cancel the run nor count as received.
+func TestUserSignalsArePassedOnOnceAnAttemptIsAttached(t *testing.T) {
+	ctx, relay := Listen(context.Background(), nil)
+	defer relay.Stop()
+	target := &recorder{}
+	detach := relay.Attach(target)
+	defer detach()
+	require.Eventually(t, func() bool {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGUSR1)
+		return len(target.signals()) > 0
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, syscall.SIGUSR1, target.signals()[0])
+	assert.NoError(t, ctx.Err(), "the run goes on")
+	assert.Equal(t, syscall.Signal(0), relay.Received())
+}
