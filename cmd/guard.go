@@ -267,7 +267,13 @@ func (g *guard) Admit(ctx context.Context, n int, deadline time.Time) error {
 	case breaker.Reject:
 		return &refusal{msg: g.openMessage(p.Status), opened: true}
 	case breaker.NoBudget:
-		return &refusal{msg: g.budgetMessage(p.Status)}
+		msg := g.budgetMessage(p.Status)
+		if n > 1 && !g.wait {
+			// Allow let the retry be announced ("retrying in 2s"); other
+			// runs spent the budget during the wait.
+			msg = fmt.Sprintf("retry budget for %q spent by other runs during the wait (%s)", g.key, tokensLeft(p.Status))
+		}
+		return &refusal{msg: msg}
 	}
 	return nil
 }

@@ -64,3 +64,33 @@ func TestABudgetThatRefusesSaysWhatARetryNeeds(t *testing.T) {
 	w := waitMessage("k", breaker.Wait{Status: s, Budget: true, Next: time.Now().Add(5 * time.Second)})
 	assert.Contains(t, w, `retry budget of "k" is spent (3.1 of 10 tokens left; a retry needs more than 5, --budget-tokens sets them); waiting for it to refill until `)
 }
+
+// A retry that the budget allowed when it was announced ("retrying in
+// 2s") and that other runs' failures refused by the time it was due says
+// so, rather than only "exhausted" after the announced wait.
+func TestABudgetSpentDuringTheWaitSaysOtherRunsSpentIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	o := defaultBreakerOptions()
+	o.Key, o.State, o.Min, o.Tokens = "k", t.TempDir(), 1000, 9
+	newRun := func() *guard {
+		t.Helper()
+		g, err := newGuard(&o, policy.Default(), Deps{}, func(f string, a ...any) { t.Errorf("warning: "+f, a...) })
+		require.NoError(t, err)
+		t.Cleanup(g.close)
+		return g
+	}
+	failed := runner.Attempt{N: 1, Verdict: exitcodes.Verdict{Class: exitcodes.Transient}}
+	g := newRun()
+	require.Nil(t, g.first(ctx))
+	g.Done(ctx, failed)
+	require.NoError(t, g.Allow(ctx, 2), "the retry is announced")
+	for range 6 { // the others' failures spend the budget meanwhile
+		other := newRun()
+		require.Nil(t, other.first(ctx))
+		other.Done(ctx, failed)
+	}
+	err := g.Admit(ctx, 2, g.deadline)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `retry budget for "k" spent by other runs during the wait (`)
+}
