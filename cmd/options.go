@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -139,7 +140,7 @@ func (o *Options) bind(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "print each attempt with the full command and its duration")
 
 	fs.StringVarP(&o.Command, "command", "c", "", "the command as one string, split into words like a shell would (quotes, escapes) but run without a shell")
-	fs.BoolVar(&o.Shell, "shell", false, "run the -c string with $SHELL -c (or /bin/sh), for pipes and other shell syntax")
+	fs.BoolVar(&o.Shell, "shell", false, "run the -c string with $SHELL -c (/bin/sh when $SHELL is unset, nologin or false), for pipes and other shell syntax")
 	fs.StringVar(&o.Stdin, "stdin", o.Stdin, "input of each attempt: auto (inherit a terminal, else replay), replay (every attempt reads the whole input), inherit, or null")
 	fs.Var(sizeValue{&o.StdinMax, "stdin-max"}, "stdin-max", "record at most this much of a piped stdin for replay (0: no limit); past it the attempt reading still gets all of it, but no retry is made")
 	fs.StringVar(&o.Stdout, "stdout", o.Stdout, "output of each attempt: pass (straight through) or buffer (only the successful attempt's output reaches stdout)")
@@ -401,12 +402,25 @@ func (o *Options) commandLine(args, env []string) ([]string, error) {
 	}
 	if o.Shell {
 		shell := lookupEnv(env, "SHELL")
-		if shell == "" {
+		if !runsCommands(shell) {
 			shell = "/bin/sh"
 		}
 		return []string{shell, "-c", o.Command}, nil
 	}
 	return splitCommand(o.Command, append(append([]string(nil), env...), o.Env...))
+}
+
+// runsCommands reports whether shell, a $SHELL, can run a -c string: not
+// empty, and not the login shell of an account that may not log in
+// (nologin, false), which systemd puts in $SHELL for a service with User=
+// a system account: every attempt would fail with "This account is
+// currently not available" and be retried.
+func runsCommands(shell string) bool {
+	switch filepath.Base(shell) {
+	case ".", "/", "nologin", "false":
+		return false
+	}
+	return shell != ""
 }
 
 // splitCommand splits a -c string into argv (see splitWords), expanding

@@ -150,6 +150,9 @@ func TestCommandStringBecomesTheArgvOfEveryAttempt(t *testing.T) {
 		{nil, []string{"--env", "WHO=flag", "-c", `greet $WHO`}, []string{"greet", "flag"}},
 		{[]string{"SHELL=/bin/zsh"}, []string{"--shell", "-c", "a | b"}, []string{"/bin/zsh", "-c", "a | b"}},
 		{nil, []string{"--shell", "-c", "a | b"}, []string{"/bin/sh", "-c", "a | b"}},
+		// A system account's login shell, as systemd sets it for User=.
+		{[]string{"SHELL=/usr/sbin/nologin"}, []string{"--shell", "-c", "a | b"}, []string{"/bin/sh", "-c", "a | b"}},
+		{[]string{"SHELL=/bin/false"}, []string{"--shell", "-c", "a | b"}, []string{"/bin/sh", "-c", "a | b"}},
 		{nil, []string{"-n", "1", "printf", "%s", "-q", "-n"}, []string{"printf", "%s", "-q", "-n"}},
 		{nil, []string{"--", "-n"}, []string{"-n"}},
 		{nil, []string{"-c", "echo " + strings.Repeat("x", 100_000)}, []string{"echo", strings.Repeat("x", 100_000)}},
