@@ -48,6 +48,11 @@ type Deps struct {
 	// Signals are the signals to catch and forward; nil means all of
 	// signals.Handled().
 	Signals []os.Signal
+	// PassOn are the signals passed on to the running attempt without
+	// stopping the run (signals.PassedOn); nil passes none, as tests
+	// want: one test's signal to the test process must not reach another
+	// test's attempt.
+	PassOn []os.Signal
 	// Exits says that the process exits as soon as Main returns, as
 	// main.go's does. Main then leaves its signal handling in place
 	// rather than take it down, which costs a round trip to the runtime's
@@ -71,7 +76,7 @@ type Deps struct {
 // for a process that exits when Main returns.
 func SystemDeps() Deps {
 	handOff := redisHandOff() // before os.Environ: it may take a variable out
-	return Deps{Stdin: os.Stdin, Stdout: offStdFD(os.Stdout), Stderr: offStdFD(os.Stderr), Env: os.Environ(), Signals: signals.Catchable(), Exits: true, HandOff: handOff}
+	return Deps{Stdin: os.Stdin, Stdout: offStdFD(os.Stdout), Stderr: offStdFD(os.Stderr), Env: os.Environ(), Signals: signals.Catchable(), PassOn: signals.PassedOn(), Exits: true, HandOff: handOff}
 }
 
 // offStdFD returns f (stdout or stderr) under a descriptor of its own,
@@ -110,11 +115,13 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	sigCtx := ctx
 	if catchEarly(args, deps) {
 		sigCtx, relay = signals.Listen(ctx, deps.Signals)
+		relay.PassOn(deps.PassOn)
 		steptrace.Mark("signals")
 	}
 	listen := func() (context.Context, *signals.Relay) {
 		if relay == nil {
 			sigCtx, relay = signals.Listen(ctx, deps.Signals)
+			relay.PassOn(deps.PassOn)
 			steptrace.Mark("signals")
 		}
 		return sigCtx, relay

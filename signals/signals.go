@@ -72,9 +72,9 @@ type Relay struct {
 
 	sigs []os.Signal // the signals caught
 
-	// pass are the PassedOn signals not ignored at the start, caught from
-	// the first Attach on (passing starts once); passCh receives them
-	// until Stop (passStopped).
+	// pass are the signals to pass on (see PassOn), caught from the first
+	// Attach on (passing starts once); passCh receives them until Stop
+	// (passStopped).
 	pass        []os.Signal
 	passing     sync.Once
 	passTimer   *time.Timer
@@ -105,7 +105,6 @@ func Listen(parent context.Context, sigs []os.Signal) (context.Context, *Relay) 
 	ctx, cancel := context.WithCancel(parent)
 	r := &Relay{
 		sigs:   sigs,
-		pass:   slices.DeleteFunc(PassedOn(), signal.Ignored),
 		cancel: cancel,
 		ch:     make(chan os.Signal, 8),
 		done:   make(chan struct{}),
@@ -162,7 +161,7 @@ func (r *Relay) Attach(t Target) (detach func()) {
 	// ends first and so pays nothing), and before an attempt there is no
 	// one to pass them to.
 	r.passing.Do(func() {
-		if !r.passStopped {
+		if !r.passStopped && len(r.pass) > 0 {
 			r.passTimer = time.AfterFunc(passDelay, r.passOn)
 		}
 	})
@@ -182,13 +181,20 @@ func (r *Relay) Attach(t Target) (detach func()) {
 	}
 }
 
-// passOn catches the PassedOn signals and forwards each to the target
+// PassOn makes r forward sigs (PassedOn(), in practice) to the attached
+// target, from passDelay into the first attempt on, and nothing else;
+// those the process was started with ignored stay ignored. Call it before
+// the first Attach.
+func (r *Relay) PassOn(sigs []os.Signal) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pass = slices.DeleteFunc(slices.Clone(sigs), signal.Ignored)
+}
+
+// passOn catches the signals to pass on and forwards each to the target
 // attached when it arrives; with none attached (between attempts) it is
 // dropped, as Go's runtime drops it.
 func (r *Relay) passOn() {
-	if len(r.pass) == 0 {
-		return
-	}
 	ch := make(chan os.Signal, 8)
 	r.mu.Lock()
 	if r.passStopped {

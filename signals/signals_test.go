@@ -168,6 +168,7 @@ func TestStopRightAfterListenLeavesNothingCaught(t *testing.T) {
 func TestUserSignalsArePassedOnOnceAnAttemptIsAttached(t *testing.T) {
 	ctx, relay := Listen(context.Background(), nil)
 	defer relay.Stop()
+	relay.PassOn(PassedOn())
 	target := &recorder{}
 	detach := relay.Attach(target)
 	defer detach()
