@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -71,7 +73,16 @@ type Options struct {
 	// Redis makes the client for redis:// and rediss:// state; nil means
 	// this build speaks no Redis, and OpenStore returns ErrNoRedisClient.
 	Redis RedisDialer
+	// Existing opens a state directory only if it exists, for commands
+	// that only look (a mistyped --state must not be created and shown
+	// as an empty, healthy store): OpenStore then returns an error that
+	// wraps ErrNoState.
+	Existing bool
 }
+
+// ErrNoState is the error of OpenStore with Options.Existing for a state
+// directory that does not exist.
+var ErrNoState = errors.New("does not exist: no run has kept state there")
 
 // DefaultTimeout bounds each Redis operation unless Options say otherwise:
 // a round trip on a healthy network takes a millisecond, so a server that
@@ -92,6 +103,7 @@ const DefaultFileTimeout = 5 * time.Second
 // (or "rediss://" for TLS) for Redis, anything else for a state directory,
 // created 0700 if missing. An empty spec means DefaultSpec.
 func OpenStore(spec string, opts Options) (Store, error) {
+	given := spec != ""
 	if spec == "" {
 		var err error
 		if spec, err = DefaultSpec(opts.Getenv, opts.HomeDir); err != nil {
@@ -104,6 +116,14 @@ func OpenStore(spec string, opts Options) (Store, error) {
 			return openRedis(spec, cmp.Or(max(opts.Timeout, 0), DefaultTimeout), opts.Redis)
 		}
 		return nil, fmt.Errorf("state store %q: unknown scheme %q; want a directory or redis://HOST:PORT/DB", redact(spec), scheme)
+	}
+	if opts.Existing {
+		if _, err := os.Lstat(spec); errors.Is(err, fs.ErrNotExist) {
+			if given {
+				return nil, ErrNoState // the caller names it
+			}
+			return nil, fmt.Errorf("state directory %s %w", spec, ErrNoState)
+		}
 	}
 	return openFiles(spec, cmp.Or(max(opts.Timeout, 0), DefaultFileTimeout))
 }

@@ -23,11 +23,11 @@ func newBreakerCommand(deps Deps) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		store, err := openStore(b.State, b.StateTimeout, deps)
+		store, closeStore, err := openExisting(b.State, b.StateTimeout, deps)
 		if err != nil {
-			return stateError(b.State, deps.Env, err)
+			return err
 		}
-		defer store.Close()
+		defer closeStore()
 		br, err := breaker.New(store, cfg, nil, nil)
 		if err != nil {
 			return err

@@ -131,17 +131,19 @@ func (b *breakerOptions) config() (breaker.Config, error) {
 }
 
 // openStore opens the state store named by --state, RETRY_STATE or the
-// default directory, each operation bounded by timeout (0: the store's
+// default directory (only if it exists, with existing: for commands that
+// only look or reset), each operation bounded by timeout (0: the store's
 // default). Redis state in a build without a Redis client is handed to
 // retry-redis when deps allow (the process is replaced), and is an error
 // saying what to install when they do not.
-func openStore(spec string, timeout time.Duration, deps Deps) (breaker.Store, error) {
+func openStore(spec string, timeout time.Duration, deps Deps, existing bool) (breaker.Store, error) {
 	spec = stateSpec(spec, deps.Env)
 	store, err := breaker.OpenStore(spec, breaker.Options{
-		Getenv:  func(k string) string { return lookupEnv(deps.Env, k) },
-		HomeDir: homeDir,
-		Timeout: timeout,
-		Redis:   deps.Redis,
+		Getenv:   func(k string) string { return lookupEnv(deps.Env, k) },
+		HomeDir:  homeDir,
+		Timeout:  timeout,
+		Redis:    deps.Redis,
+		Existing: existing,
 	})
 	if errors.Is(err, breaker.ErrNoRedisClient) && deps.HandOff != nil {
 		if herr := deps.HandOff(); herr != nil {
@@ -184,6 +186,31 @@ func homeDir() (string, error) {
 // stateError is the error of a state store that could not be opened:
 // named by the --state given, else by RETRY_STATE, else as the default
 // (whose error says what to set).
+// openExisting opens the state store of a subcommand that only looks or
+// resets. One that does not exist is not created: that is said (a
+// mistyped --state is noticed rather than taken for an empty store), and
+// the command answers as for an empty store, from an empty temporary
+// directory that close removes.
+func openExisting(spec string, timeout time.Duration, deps Deps) (store breaker.Store, close func(), err error) {
+	store, err = openStore(spec, timeout, deps, true)
+	if err == nil {
+		return store, func() { store.Close() }, nil
+	}
+	if !errors.Is(err, breaker.ErrNoState) {
+		return nil, nil, stateError(spec, deps.Env, err)
+	}
+	printError(deps.Stderr, stateError(spec, deps.Env, err))
+	empty, err := os.MkdirTemp("", "retry-empty-state-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("a stand-in for the state store: %w", err)
+	}
+	if store, err = openStore(empty, timeout, Deps{}, true); err != nil {
+		_ = os.RemoveAll(empty)
+		return nil, nil, err
+	}
+	return store, func() { store.Close(); _ = os.RemoveAll(empty) }, nil
+}
+
 func stateError(spec string, env []string, err error) error {
 	switch fromEnv := lookupEnv(env, "RETRY_STATE"); {
 	case spec != "":

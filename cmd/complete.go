@@ -66,7 +66,7 @@ func registerCompletions(c *cobra.Command, deps Deps) {
 func breakerKeys(deps Deps) []string {
 	quick := deps
 	quick.HandOff = nil // completion stays quick: no other program
-	store, err := openStore("", 0, quick)
+	store, err := openStore("", 0, quick, true)
 	if err != nil {
 		return nil
 	}

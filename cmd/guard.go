@@ -62,7 +62,7 @@ func newGuard(o *breakerOptions, p policy.Policy, deps Deps, warn func(string, .
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(o.State, o.StateTimeout, deps)
+	store, err := openStore(o.State, o.StateTimeout, deps, false)
 	if err != nil {
 		warn("state store unavailable (%v); running without the breaker this run", err)
 		return nil, nil

@@ -151,7 +151,7 @@ func startLearning(ctx context.Context, b *breakerOptions, deps Deps, shared bre
 	}
 	l := &learner{plan: plan, warn: warn, store: shared}
 	if shared == nil {
-		store, err := openStore(b.State, b.StateTimeout, deps)
+		store, err := openStore(b.State, b.StateTimeout, deps, false)
 		if err != nil {
 			l.failed(err)
 			return l
@@ -293,7 +293,7 @@ func ruleText(r timing.Rule, l timing.Learned) string {
 // planTimeout is the per-attempt timeout line of `retry plan` with
 // --timeout auto, and the limit the schedule should count.
 func planTimeout(ctx context.Context, o *Options, plan Plan, deps Deps) (string, time.Duration) {
-	store, err := openStore(o.Breaker.State, o.Breaker.StateTimeout, deps)
+	store, err := openStore(o.Breaker.State, o.Breaker.StateTimeout, deps, true)
 	var rec timing.Record
 	if err == nil {
 		defer store.Close()
@@ -365,11 +365,11 @@ func newTimingCommand(deps Deps) *cobra.Command {
 	var asJSON bool
 	rule := timing.DefaultRule()
 	with := func(f func(breaker.Store) error) error {
-		store, err := openStore(b.State, b.StateTimeout, deps)
+		store, closeStore, err := openExisting(b.State, b.StateTimeout, deps)
 		if err != nil {
-			return stateError(b.State, deps.Env, err)
+			return err
 		}
-		defer store.Close()
+		defer closeStore()
 		return f(store)
 	}
 	// keyOf is the KEY argument, or the key of the command after --.
