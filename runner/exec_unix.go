@@ -258,6 +258,23 @@ func pidOf(p Process) (int, bool) {
 }
 
 // Signal implements Process: it signals the whole process group.
+// PassOn sends sig to the attempt's own process alone, as it would reach
+// the program without retry, and changes nothing of how the attempt is
+// judged: SIGUSR1 to reopen logs must not kill the rest of a pipeline
+// (`server | tee log`), whose members would die of it.
+func (p *execProcess) PassOn(sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.leftAlone {
+		return errLeftAlone
+	}
+	err := syscall.Kill(p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil // already gone
+	}
+	return err
+}
+
 func (p *execProcess) Signal(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

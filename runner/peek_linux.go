@@ -62,14 +62,15 @@ func (p *peeker) forPipe(r, w *os.File) *peekFeed {
 	if err != nil {
 		return nil
 	}
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		return nil
+	}
 	page := os.Getpagesize()
 	var size int
 	_ = wc.Control(func(fd uintptr) { size, err = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, page) })
 	if err != nil || size != page {
-		return nil
-	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
+		_ = unix.Close(wake)
 		return nil
 	}
 	return &peekFeed{src: p.src, w: wc, r: rc, wake: wake}
@@ -103,11 +104,15 @@ func (f *peekFeed) next(buf []byte) (taken []byte, done, eof bool, err error) {
 			return nil, true, false, nil
 		}
 		var teeErr error
-		_ = f.w.Control(func(fd uintptr) {
+		if f.w.Control(func(fd uintptr) {
 			var m int64
 			m, teeErr = unix.Tee(f.src, int(fd), len(buf), unix.SPLICE_F_NONBLOCK)
 			n = int(m)
-		})
+		}) != nil {
+			// The attempt's pipe is closed: the attempt ended (done), and
+			// nothing was handed over. Not the input's end.
+			return nil, true, false, nil
+		}
 		if errors.Is(teeErr, unix.EAGAIN) || errors.Is(teeErr, unix.EINTR) {
 			continue // the pipe's writer is still there, with nothing to say yet
 		}
@@ -137,7 +142,7 @@ func (f *peekFeed) next(buf []byte) (taken []byte, done, eof bool, err error) {
 }
 
 // waitRoom waits until the attempt has read everything in its pipe, or
-// has ended; it reports the first.
+// has ended; it reports the first. A closed pipe is an ended attempt.
 func (f *peekFeed) waitRoom() bool {
 	room := false
 	_ = f.w.Control(func(fd uintptr) {

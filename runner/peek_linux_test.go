@@ -102,3 +102,34 @@ func TestAPipedStdinPastThePreciseLimitReachesEveryAttemptWhole(t *testing.T) {
 	assert.Equal(t, input, readAttempt(t, tp, 1<<30), "a retry gets the whole input")
 	assert.Equal(t, input, readAttempt(t, tp, 1<<30), "and so does the next")
 }
+
+// An attempt that ends at once (a start that fails, a command that exits
+// before the input arrives) must not be taken for the input's end: ending
+// it closed its pipe while the feeder was about to copy into it, and the
+// failed copy read as "no data and no writer", so every later attempt and
+// the --fallback got only what was recorded, and then EOF. Found in
+// review: 7 fallbacks of 1,000 got an empty input. Many rounds, as the
+// window is narrow.
+func TestAnAttemptThatEndsAtOnceIsNotTheEndOfTheInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range 3000 {
+		r, w, err := os.Pipe()
+		require.NoError(t, err)
+		_, err = io.WriteString(w, "hello\n") // the writer stays open
+		require.NoError(t, err)
+		tp := newTape(r, dir, 0)
+		_, done, err := tp.forAttempt(false)
+		require.NoError(t, err)
+		done()
+		next, done2, err := tp.forAttempt(false)
+		require.NoError(t, err)
+		w.Close()
+		got, err := io.ReadAll(next)
+		require.NoError(t, err)
+		done2()
+		tp.close()
+		r.Close()
+		require.Equal(t, "hello\n", string(got), "round %d: the next attempt's input", i)
+	}
+}

@@ -210,7 +210,7 @@ func (*rewindStdin) close()                   {}
 // From then on lost says why no later attempt can be given the input.
 type tape struct {
 	src  io.Reader
-	peek *peeker // src as a pipe whose waiting data can be looked at; nil if it is not one
+	peek *peeker // src as a pipe whose waiting data can be looked at; nil if it is not one, or looking failed
 	rec  *spool
 	max  int64 // record at most this many bytes; 0 means no limit
 
@@ -319,6 +319,9 @@ func (t *tape) feed(w io.Writer, precise *peekFeed, stop <-chan struct{}) (hande
 			pos += int64(len(taken) - len(t.record(taken))) // already handed over
 			handed += int64(len(taken))
 			t.eof = t.eof || eof
+			if err != nil {
+				t.peek = nil // read ahead from here on, for every attempt
+			}
 			bulk := err != nil || t.read >= preciseLimit
 			t.mu.Unlock()
 			switch {

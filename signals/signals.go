@@ -191,6 +191,13 @@ func (r *Relay) PassOn(sigs []os.Signal) {
 	r.pass = slices.DeleteFunc(slices.Clone(sigs), signal.Ignored)
 }
 
+// passer is a Target that can send a signal to the attempt's own process
+// alone (runner's process does), as a signal sent to a program reaches it
+// without retry; a target without it gets the signal as it gets the rest.
+type passer interface {
+	PassOn(sig syscall.Signal) error
+}
+
 // passOn catches the signals to pass on and forwards each to the target
 // attached when it arrives; with none attached (between attempts) it is
 // dropped, as Go's runtime drops it.
@@ -206,8 +213,15 @@ func (r *Relay) passOn() {
 	r.mu.Unlock()
 	for s := range ch {
 		sig, ok := s.(syscall.Signal)
+		if !ok {
+			continue
+		}
 		r.mu.Lock()
-		if t := r.target; ok && t != nil {
+		switch t := r.target.(type) {
+		case nil:
+		case passer:
+			_ = t.PassOn(sig)
+		default:
 			_ = t.Signal(sig)
 		}
 		r.mu.Unlock()
