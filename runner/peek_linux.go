@@ -105,9 +105,8 @@ func (f *peekFeed) next(buf []byte) (taken []byte, done, eof bool, err error) {
 		}
 		var teeErr error
 		if f.w.Control(func(fd uintptr) {
-			var m int64
-			m, teeErr = unix.Tee(f.src, int(fd), len(buf), unix.SPLICE_F_NONBLOCK)
-			n = int(m)
+			m, err := unix.Tee(f.src, int(fd), len(buf), unix.SPLICE_F_NONBLOCK)
+			n, teeErr = int(m), err
 		}) != nil {
 			// The attempt's pipe is closed: the attempt ended (done), and
 			// nothing was handed over. Not the input's end.

@@ -29,7 +29,8 @@ func (c *copier) spliceTo(dst *os.File) (handled, deadline bool) {
 		rerr := src.Read(func(sfd uintptr) bool {
 			for {
 				cerr := out.Control(func(dfd uintptr) {
-					n, serr = unix.Splice(int(sfd), nil, int(dfd), nil, copyBuffer, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+					m, err := unix.Splice(int(sfd), nil, int(dfd), nil, copyBuffer, unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+					n, serr = int64(m), err // an int on 32-bit systems
 					if errors.Is(serr, unix.EAGAIN) && readable(int(sfd)) {
 						// Our pipe has bytes, so dst is full: wait for
 						// room, as a blocking write would.

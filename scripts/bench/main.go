@@ -227,7 +227,7 @@ func run(argv []string, stdin io.Reader, stdout, stderr io.Writer) (measured, er
 	m := measured{wall: time.Since(start)}
 	if c.ProcessState != nil {
 		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			m.rss = ru.Maxrss
+			m.rss = int64(ru.Maxrss) // an int32 on 32-bit systems
 		}
 	}
 	return m, err
@@ -510,7 +510,7 @@ func (b *bench) throughputRSS(argv []string, stream string) (float64, int64) {
 	secs := time.Since(start).Seconds()
 	var rss int64
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss)
 	}
 	return float64(got) / 1e6 / secs, rss
 }
