@@ -77,3 +77,32 @@ func TestProgramIsFoundInThePathTheCommandGets(t *testing.T) {
 	r = retryIn(t, nil, nil, "-n", "1", "--", "only-here")
 	assert.Equal(t, 127, r.code, "not in retry's own PATH: %s", r.stderr)
 }
+
+// A --cwd the user may not enter is refused naming --cwd, before anything
+// runs: before, every attempt failed to start, and the message blamed the
+// program ("pwd": permission denied, exit 126). As root, which may enter
+// any directory, retry runs as nobody through setpriv.
+func TestACwdTheUserMayNotEnterIsRefusedNamingTheFlag(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "closed")
+	require.NoError(t, os.Mkdir(dir, 0o700))
+	argv := []string{retryBin, "--cwd", dir, "--", "pwd"}
+	if os.Geteuid() == 0 {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skip("root, and no setpriv to run retry as another user")
+		}
+		for d := filepath.Dir(dir); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+			require.NoError(t, os.Chmod(d, 0o755), "nobody may reach the closed directory")
+		}
+		argv = append([]string{setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"}, argv...)
+	} else {
+		require.NoError(t, os.Chmod(dir, 0o000))
+		t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+	}
+	c := exec.Command(argv[0], argv[1:]...)
+	c.Env = cleanEnv()
+	out, _ := c.CombinedOutput()
+	assert.Equal(t, 125, c.ProcessState.ExitCode(), "%s", out)
+	assert.Equal(t, `retry: --cwd: "`+dir+`": this user may not enter it; give a directory it may enter`+"\n", string(out))
+}

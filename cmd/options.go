@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 
 	"retry/exitcodes"
 	"retry/policy"
@@ -260,7 +262,14 @@ func (o *Options) plan(args []string, env []string) (Plan, error) {
 		return Plan{}, &UsageError{Flag: "--on-retry-must-succeed", Want: "needs --on-retry CMD"}
 	}
 	if o.Cwd != "" {
-		if fi, err := os.Stat(o.Cwd); err != nil || !fi.IsDir() {
+		// A directory the user may not reach or enter would fail every
+		// attempt's start, blamed on the program ("pwd": permission
+		// denied, exit 126).
+		fi, err := os.Stat(o.Cwd)
+		switch {
+		case errors.Is(err, fs.ErrPermission) || err == nil && fi.IsDir() && errors.Is(unix.Access(o.Cwd, unix.X_OK), unix.EACCES):
+			return Plan{}, &UsageError{Flag: "--cwd", Value: o.Cwd, Want: "this user may not enter it; give a directory it may enter"}
+		case err != nil || !fi.IsDir():
 			return Plan{}, &UsageError{Flag: "--cwd", Value: o.Cwd, Want: "not a directory; give an existing directory"}
 		}
 	}
