@@ -211,6 +211,17 @@ func openExisting(spec string, timeout time.Duration, deps Deps) (store breaker.
 	return store, func() { store.Close(); _ = os.RemoveAll(empty) }, nil
 }
 
+// unopened is the error of a state store a run could not open, for the
+// warning it gives before it goes on without it: one that --state or
+// RETRY_STATE named is named so, with what would be right (the default
+// directory's errors say that themselves).
+func unopened(spec string, env []string, err error) error {
+	if stateSpec(spec, env) == "" {
+		return err
+	}
+	return fmt.Errorf("%w; point it at a directory retry may create and write (mode 0700, yours)", stateError(spec, env, err))
+}
+
 func stateError(spec string, env []string, err error) error {
 	switch fromEnv := lookupEnv(env, "RETRY_STATE"); {
 	case spec != "":

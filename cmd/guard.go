@@ -64,7 +64,7 @@ func newGuard(o *breakerOptions, p policy.Policy, deps Deps, warn func(string, .
 	}
 	store, err := openStore(o.State, o.StateTimeout, deps, false)
 	if err != nil {
-		warn("state store unavailable (%v); running without the breaker this run", err)
+		warn("state store unavailable (%v); running without the breaker this run", unopened(o.State, deps.Env, err))
 		return nil, nil
 	}
 	b, err := breaker.New(store, cfg, nil, nil)

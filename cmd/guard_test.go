@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -93,4 +95,20 @@ func TestABudgetSpentDuringTheWaitSaysOtherRunsSpentIt(t *testing.T) {
 	err := g.Admit(ctx, 2, g.deadline)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `retry budget for "k" spent by other runs during the wait (`)
+}
+
+// A state store that cannot be opened is named by where it came from, and
+// the warning says what would be right (before: "state dir: mkdir
+// /tmp/afile: not a directory", and nothing more).
+func TestAStateStoreThatCannotBeOpenedIsNamedWithWhatWouldBeRight(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	r := runMain(t, nil, "--breaker", "k", "--state", filepath.Join(file, "state"), "--", "/bin/true")
+	assert.Equal(t, 0, r.code, "the command still runs: %s", r.stderr)
+	assert.Contains(t, r.stderr, `retry: warning: state store unavailable (--state: "`+filepath.Join(file, "state")+`": `)
+	assert.Contains(t, r.stderr, "; point it at a directory retry may create and write")
+	r = runMain(t, []string{"RETRY_STATE=" + filepath.Join(file, "state")}, "--timeout", "auto", "--", "/bin/true")
+	assert.Contains(t, r.stderr, `(RETRY_STATE: "`+filepath.Join(file, "state")+`": `)
+	assert.Contains(t, r.stderr, "; point it at a directory retry may create and write")
 }

@@ -153,7 +153,7 @@ func startLearning(ctx context.Context, b *breakerOptions, deps Deps, shared bre
 	if shared == nil {
 		store, err := openStore(b.State, b.StateTimeout, deps, false)
 		if err != nil {
-			l.failed(err)
+			l.failed(unopened(b.State, deps.Env, err))
 			return l
 		}
 		l.store, l.owned = store, true
