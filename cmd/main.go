@@ -113,11 +113,6 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 	// error.
 	var relay *signals.Relay
 	sigCtx := ctx
-	if catchEarly(args, deps) {
-		sigCtx, relay = signals.Listen(ctx, deps.Signals)
-		relay.PassOn(deps.PassOn)
-		steptrace.Mark("signals")
-	}
 	listen := func() (context.Context, *signals.Relay) {
 		if relay == nil {
 			sigCtx, relay = signals.Listen(ctx, deps.Signals)
@@ -125,6 +120,9 @@ func Main(ctx context.Context, args []string, deps Deps) int {
 			steptrace.Mark("signals")
 		}
 		return sigCtx, relay
+	}
+	if catchEarly(args, deps) {
+		listen()
 	}
 	defer func() {
 		if relay != nil && !deps.Exits {

@@ -355,12 +355,12 @@ func Run(ctx context.Context, cfg Config) Result {
 	}
 	defer reapOrphans(r.ours.has)()
 	steptrace.Mark("reaper")
-	if cfg.Input != nil {
-		r.stdin = cfg.Input
-	} else {
-		r.stdin = newStdin(cfg.StdinMode, cfg.Stdin, cfg.TempDir, cfg.StdinMax)
-		defer r.stdin.close()
+	input := cfg.Input
+	if input == nil {
+		input = NewInput(cfg, false)
+		defer input.Close()
 	}
+	r.stdin = input
 	steptrace.Mark("stdin")
 	res := r.loop(ctx)
 	res.Start = r.start
