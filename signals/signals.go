@@ -50,10 +50,11 @@ func Catchable() []os.Signal {
 }
 
 // PassedOn returns the signals that retry forwards to the running attempt
-// (from passDelay into the first one on) without stopping anything: SIGUSR1 and SIGUSR2, which programs take to
-// reopen their logs or report progress (dd, nginx, gunicorn), and which a
-// container's entrypoint must pass on (docker kill --signal USR1). Go's
-// runtime would otherwise catch them and do nothing.
+// (from passDelay into the first one on) without stopping anything:
+// SIGUSR1 and SIGUSR2, which programs take to reopen their logs or report
+// progress (dd, nginx, gunicorn), and which a container's entrypoint must
+// pass on (docker kill --signal USR1). Go's runtime would otherwise catch
+// them and do nothing.
 func PassedOn() []os.Signal {
 	return []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2}
 }
@@ -72,11 +73,10 @@ type Relay struct {
 
 	sigs []os.Signal // the signals caught
 
-	// pass are the signals to pass on (see PassOn), caught from the first
-	// Attach on (passing starts once); passCh receives them until Stop
-	// (passStopped).
+	// pass are the signals to pass on (see PassOn), caught passDelay after
+	// the first Attach (passTimer, set then); passCh receives them until
+	// Stop (passStopped).
 	pass        []os.Signal
-	passing     sync.Once
 	passTimer   *time.Timer
 	passCh      chan os.Signal
 	passStopped bool
@@ -160,11 +160,9 @@ func (r *Relay) Attach(t Target) (detach func()) {
 	// per signal, 0.02 of a start's time beside `retry -- true` (which
 	// ends first and so pays nothing), and before an attempt there is no
 	// one to pass them to.
-	r.passing.Do(func() {
-		if !r.passStopped && len(r.pass) > 0 {
-			r.passTimer = time.AfterFunc(passDelay, r.passOn)
-		}
-	})
+	if r.passTimer == nil && !r.passStopped && len(r.pass) > 0 {
+		r.passTimer = time.AfterFunc(passDelay, r.passOn)
+	}
 	r.target = t
 	if r.received > 0 {
 		_ = t.Signal(r.first)
